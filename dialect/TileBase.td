@@ -1,0 +1,53 @@
+//===- TileBase.td - tile dialect definition ---------------*- tablegen -*-===//
+//
+// The `tile` dialect: block-level GPU kernels over immutable tiles. A tile is a
+// statically shaped `tensor` whose optional encoding is a tile layout attribute
+// (which thread holds which element); passes assign layouts, the lowering turns
+// each tile into the registers of one thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_BASE_TD
+#define TILE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "Tile-level GPU kernel dialect";
+  let description = [{
+    Kernels are `func.func` operations marked `tile.kernel`. Their bodies work on
+    whole tiles (statically shaped tensors) with `tile` ops plus upstream
+    `arith`, `math` and `scf`. Thread indices, shared memory, barriers and
+    tensor-core instructions never appear in kernel sources: passes introduce
+    them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+    void registerAttributes();
+
+    /// Attribute names the dialect understands on kernel functions.
+    static constexpr llvm::StringLiteral kKernelAttrName = "tile.kernel";
+    static constexpr llvm::StringLiteral kNumWarpsAttrName = "tile.num_warps";
+    static constexpr llvm::StringLiteral kArgNamesAttrName = "tile.arg_names";
+    static constexpr llvm::StringLiteral kSharedBytesAttrName =
+        "tile.shared_bytes";
+    static constexpr llvm::StringLiteral kMetadataAttrName = "tile.metadata";
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILE_BASE_TD

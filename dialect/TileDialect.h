@@ -1,0 +1,43 @@
+//===- TileDialect.h - tile dialect -----------------------------*- C++ -*-===//
+
+#ifndef TILEC_DIALECT_TILEDIALECT_H
+#define TILEC_DIALECT_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/TileDialect.h.inc"
+#include "dialect/TileEnums.h.inc"
+#include "dialect/TileAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/TileAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/TileTypes.h.inc"
+
+namespace mlir::tile {
+/// A tile is a statically shaped tensor whose encoding, if any, is a layout.
+bool isTileType(Type type);
+/// The i1 tile with the shape and layout of `tileType`.
+Type getMaskType(Type tileType);
+/// The layout of a tile, or null when it has none yet.
+LayoutAttrInterface getLayout(Type tileType);
+/// Whether `func` is a kernel (carries `tile.kernel`).
+bool isKernel(Operation *func);
+/// Warps per CTA of a kernel (`tile.num_warps`, default 4).
+unsigned getNumWarps(Operation *func);
+} // namespace mlir::tile
+
+#define GET_OP_CLASSES
+#include "dialect/TileOps.h.inc"
+
+#endif // TILEC_DIALECT_TILEDIALECT_H

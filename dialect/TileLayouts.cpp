@@ -1,0 +1,157 @@
+//===- TileLayouts.cpp - static layout arithmetic ------------------------===//
+
+#include "dialect/TileLayouts.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+int64_t Distribution::numElements() const {
+  int64_t n = 1;
+  for (int64_t p : perThread)
+    n *= p;
+  return n;
+}
+
+int64_t Distribution::ctaTile(unsigned d) const {
+  return int64_t(blocked.getSizePerThread()[d]) *
+         blocked.getThreadsPerWarp()[d] * blocked.getWarpsPerCTA()[d];
+}
+
+// Elements are numbered with the layout's fastest dimension varying fastest,
+// so the `size` consecutive elements of a thread along it are neighbours in
+// the list and can be moved with one vector access.
+SmallVector<int64_t> Distribution::localIndex(int64_t e) const {
+  SmallVector<int64_t> local(blockedRank(), 0);
+  for (unsigned d : blocked.getOrder()) {
+    local[d] = e % perThread[d];
+    e /= perThread[d];
+  }
+  return local;
+}
+
+int64_t Distribution::elementOf(ArrayRef<int64_t> local) const {
+  int64_t e = 0;
+  for (unsigned d : llvm::reverse(blocked.getOrder()))
+    e = e * perThread[d] + local[d];
+  return e;
+}
+
+SmallVector<int64_t> Distribution::offsets(int64_t e) const {
+  SmallVector<int64_t> local = localIndex(e);
+  SmallVector<int64_t> result(blockedRank());
+  for (unsigned d = 0; d < blockedRank(); ++d) {
+    int64_t size = blocked.getSizePerThread()[d];
+    result[d] = (local[d] / size) * ctaTile(d) + local[d] % size;
+  }
+  return result;
+}
+
+unsigned Distribution::laneStride(unsigned d) const {
+  unsigned stride = 1;
+  for (unsigned o : blocked.getOrder()) {
+    if (o == d)
+      return stride;
+    stride *= blocked.getThreadsPerWarp()[o];
+  }
+  llvm_unreachable("dimension not in order");
+}
+
+unsigned Distribution::warpStride(unsigned d) const {
+  unsigned stride = 1;
+  for (unsigned o : blocked.getOrder()) {
+    if (o == d)
+      return stride;
+    stride *= blocked.getWarpsPerCTA()[o];
+  }
+  llvm_unreachable("dimension not in order");
+}
+
+static FailureOr<Distribution> distribute(Attribute layout,
+                                          ArrayRef<int64_t> shape) {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout)) {
+    if (blocked.getLayoutRank() != shape.size())
+      return failure();
+    Distribution dist;
+    dist.blocked = blocked;
+    dist.blockedShape.assign(shape.begin(), shape.end());
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      if (!llvm::isPowerOf2_64(shape[d]))
+        return failure();
+      int64_t size = blocked.getSizePerThread()[d];
+      int64_t reps = std::max<int64_t>(1, shape[d] / dist.ctaTile(d));
+      dist.perThread.push_back(size * reps);
+      dist.tileDims.push_back(d);
+    }
+    return dist;
+  }
+  if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
+    SmallVector<int64_t> parentShape(shape);
+    if (slice.getDim() > parentShape.size())
+      return failure();
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    FailureOr<Distribution> dist = distribute(slice.getParent(), parentShape);
+    if (failed(dist))
+      return failure();
+    unsigned blockedDim = dist->tileDims[slice.getDim()];
+    dist->perThread[blockedDim] = 1;
+    dist->tileDims.erase(dist->tileDims.begin() + slice.getDim());
+    return dist;
+  }
+  return failure();
+}
+
+FailureOr<Distribution> mlir::tile::getDistribution(RankedTensorType type) {
+  if (!type.getEncoding())
+    return failure();
+  return distribute(type.getEncoding(), type.getShape());
+}
+
+Distribution mlir::tile::getReducedDistribution(const Distribution &src,
+                                                unsigned dim) {
+  Distribution result = src;
+  unsigned blockedDim = src.tileDims[dim];
+  result.perThread[blockedDim] = 1;
+  result.blockedShape[blockedDim] = 1;
+  result.tileDims.erase(result.tileDims.begin() + dim);
+  return result;
+}
+
+BlockedLayoutAttr mlir::tile::getDefaultLayout(MLIRContext *context,
+                                               ArrayRef<int64_t> shape,
+                                               unsigned elementBits,
+                                               unsigned numWarps) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> size(rank, 1), threads(rank, 1), warps(rank, 1),
+      order;
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+
+  // Up to 16 bytes per thread along the contiguous dimension.
+  unsigned vectorElems = std::max(1u, 128u / std::max(1u, elementBits));
+  size[rank - 1] =
+      std::min<int64_t>(vectorElems, std::max<int64_t>(1, shape[rank - 1]));
+
+  // Lanes: fastest dimension first, never more than the extent allows;
+  // surplus lanes replicate along the fastest dimension.
+  unsigned lanesLeft = 32;
+  for (unsigned d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / size[d]);
+    unsigned take = std::min<int64_t>(lanesLeft, room);
+    threads[d] = take;
+    lanesLeft /= take;
+  }
+  threads[order.front()] *= lanesLeft;
+
+  // Warps: slowest dimension first, so reductions along the fast dimension
+  // stay inside a warp whenever the shape allows.
+  unsigned warpsLeft = numWarps;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t room =
+        std::max<int64_t>(1, shape[d] / (int64_t(size[d]) * threads[d]));
+    unsigned take = std::min<int64_t>(warpsLeft, room);
+    warps[d] = take;
+    warpsLeft /= take;
+  }
+  warps[0] *= warpsLeft;
+  return BlockedLayoutAttr::get(context, size, threads, warps, order);
+}

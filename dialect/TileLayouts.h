@@ -1,0 +1,67 @@
+//===- TileLayouts.h - static layout arithmetic -----------------*- C++ -*-===//
+//
+// Everything about a tile layout that is known at compile time: how many
+// elements each thread holds, where they sit relative to the thread's base
+// coordinate, and how lanes and warps spread over each dimension. Passes use
+// it to choose layouts and size scratch memory; the lowering uses it to emit
+// the per-thread code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILELAYOUTS_H
+#define TILEC_DIALECT_TILELAYOUTS_H
+
+#include "dialect/TileDialect.h"
+
+namespace mlir::tile {
+
+/// The distribution of one tile over a CTA, expressed on the underlying
+/// blocked layout (slices drop dimensions of it).
+struct Distribution {
+  BlockedLayoutAttr blocked;
+  /// Tile shape in the blocked layout's dimensions (sliced dims have 1).
+  SmallVector<int64_t> blockedShape;
+  /// Elements a thread holds per blocked dimension (1 for sliced dims).
+  SmallVector<int64_t> perThread;
+  /// For each tile dimension, the blocked dimension it lives on.
+  SmallVector<unsigned> tileDims;
+
+  unsigned blockedRank() const { return blockedShape.size(); }
+  int64_t numElements() const;
+  /// Per blocked dimension, the coverage of one CTA (size*threads*warps).
+  int64_t ctaTile(unsigned d) const;
+  /// Whether coordinates along blocked dim `d` wrap (the tile is narrower
+  /// than the CTA's coverage, so threads hold replicas).
+  bool wraps(unsigned d) const { return blockedShape[d] < ctaTile(d); }
+  /// Local index per blocked dimension of element `e`.
+  SmallVector<int64_t> localIndex(int64_t e) const;
+  /// Element number of a local index.
+  int64_t elementOf(ArrayRef<int64_t> local) const;
+  /// Static coordinate offset per blocked dimension of element `e`, relative
+  /// to the thread's base coordinate.
+  SmallVector<int64_t> offsets(int64_t e) const;
+  /// Stride between lanes adjacent along blocked dim `d` (in lane ids).
+  unsigned laneStride(unsigned d) const;
+  /// Stride between warps adjacent along blocked dim `d` (in warp ids).
+  unsigned warpStride(unsigned d) const;
+};
+
+/// The distribution of `type` (a tile with a blocked or slice layout), or
+/// failure for layouts the register lowering does not handle.
+FailureOr<Distribution> getDistribution(RankedTensorType type);
+
+/// The distribution of the result of reducing `src` along `dim`: the rows
+/// of the reduced tile, including the rank-0 case of a full reduction.
+Distribution getReducedDistribution(const Distribution &src, unsigned dim);
+
+/// A blocked layout for `shape` that gives each thread up to 16 contiguous
+/// bytes along the last dimension, spreads lanes fastest dimension first and
+/// warps slowest dimension first, and replicates only when the tile has
+/// fewer elements than the CTA has threads.
+BlockedLayoutAttr getDefaultLayout(MLIRContext *context,
+                                   ArrayRef<int64_t> shape,
+                                   unsigned elementBits, unsigned numWarps);
+
+} // namespace mlir::tile
+
+#endif // TILEC_DIALECT_TILELAYOUTS_H

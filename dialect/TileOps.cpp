@@ -1,0 +1,391 @@
+//===- TileOps.cpp - tile dialect operations -----------------------------===//
+
+#include "dialect/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#define GET_OP_CLASSES
+#include "dialect/TileOps.cpp.inc"
+
+namespace {
+/// Prints a shape as `4x1024` for diagnostics.
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+LogicalResult verifyViewAccess(Operation *op, ViewType view,
+                               size_t numOffsets, RankedTensorType tile) {
+  if (numOffsets != view.getRank())
+    return op->emitOpError() << "expects " << view.getRank()
+                             << " offsets for a rank-" << view.getRank()
+                             << " view, got " << numOffsets;
+  if (tile.getRank() != view.getRank())
+    return op->emitOpError() << "tile rank " << tile.getRank()
+                             << " does not match view rank " << view.getRank();
+  if (tile.getElementType() != view.getElementType())
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " does not match view element type "
+                             << view.getElementType();
+  return success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeViewOp::verify() {
+  ViewType view = getResult().getType();
+  if (getSizes().size() != view.getRank() ||
+      getStrides().size() != view.getRank())
+    return emitOpError() << "expects " << view.getRank()
+                         << " extents and strides for a rank-"
+                         << view.getRank() << " view, got "
+                         << getSizes().size() << " and "
+                         << getStrides().size();
+  if (getPtr().getType().getElementType() != view.getElementType())
+    return emitOpError() << "pointer element type "
+                         << getPtr().getType().getElementType()
+                         << " does not match view element type "
+                         << view.getElementType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyViewAccess(*this, getView().getType(), getOffsets().size(),
+                              tile)))
+    return failure();
+  if (auto pad = getPaddingAttr())
+    if (auto typed = dyn_cast<TypedAttr>(pad);
+        !typed || typed.getType() != tile.getElementType())
+      return emitOpError() << "padding must be a " << tile.getElementType()
+                           << " constant";
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyViewAccess(*this, getView().getType(), getOffsets().size(),
+                          cast<RankedTensorType>(getValue().getType()));
+}
+
+LogicalResult GatherOp::verify() {
+  ViewType view = getView().getType();
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (getIndices().size() != view.getRank())
+    return emitOpError() << "expects one index tile per view dimension ("
+                         << view.getRank() << "), got "
+                         << getIndices().size();
+  for (Value index : getIndices())
+    if (cast<RankedTensorType>(index.getType()).getShape() !=
+        result.getShape())
+      return emitOpError() << "index tiles must have the result shape "
+                           << shapeString(result.getShape());
+  if (result.getElementType() != view.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " does not match view element type "
+                         << view.getElementType();
+  return success();
+}
+
+LogicalResult AtomicOp::verify() {
+  ViewType view = getView().getType();
+  auto value = cast<RankedTensorType>(getValue().getType());
+  if (getIndices().size() != view.getRank())
+    return emitOpError() << "expects one index tile per view dimension ("
+                         << view.getRank() << "), got "
+                         << getIndices().size();
+  for (Value index : getIndices())
+    if (cast<RankedTensorType>(index.getType()).getShape() != value.getShape())
+      return emitOpError() << "index tiles must have the value shape "
+                           << shapeString(value.getShape());
+  if (value.getElementType() != view.getElementType())
+    return emitOpError() << "value element type " << value.getElementType()
+                         << " does not match view element type "
+                         << view.getElementType();
+  if (getResult().getType() != value)
+    return emitOpError() << "result must have the value's type";
+  if (getKind() == CombineKind::Mul)
+    return emitOpError() << "'mul' has no atomic form";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Construction and shape
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto tile = cast<ShapedType>(getResult().getType());
+  if (auto scalar = dyn_cast_or_null<TypedAttr>(adaptor.getSrc()))
+    return DenseElementsAttr::get(tile, scalar);
+  return {};
+}
+
+LogicalResult IotaOp::verify() {
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (tile.getRank() != 1)
+    return emitOpError() << "result must have rank 1, got rank "
+                         << tile.getRank();
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  unsigned dim = getDim();
+  if (dim > src.getRank())
+    return emitOpError() << "dimension " << dim
+                         << " is out of range for a rank-" << src.getRank()
+                         << " tile";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + dim, 1);
+  if (result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "result must be " << shapeString(expected) << "x"
+                         << src.getElementType();
+  if (getLayout(src) && getLayout(result)) {
+    auto slice = dyn_cast<SliceLayoutAttr>(src.getEncoding());
+    if (!slice || slice.getDim() != dim ||
+        slice.getParent() != result.getEncoding())
+      return emitOpError() << "operand layout must be the slice along " << dim
+                           << " of the result layout";
+  }
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != result.getRank())
+    return emitOpError() << "operand and result ranks differ (" << src.getRank()
+                         << " vs " << result.getRank() << ")";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(src.getShape(), result.getShape()))) {
+    auto [from, to] = pair;
+    if (from != to && from != 1)
+      return emitOpError() << "dimension " << index << " of extent " << from
+                           << " cannot broadcast to " << to;
+  }
+  if (src.getElementType() != result.getElementType())
+    return emitOpError() << "element types differ";
+  if (getLayout(src) && getLayout(result) &&
+      src.getEncoding() != result.getEncoding())
+    return emitOpError() << "operand and result layouts differ";
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getSrc()))
+    if (dense.isSplat())
+      return DenseElementsAttr::get(cast<ShapedType>(getResult().getType()),
+                                    dense.getSplatValue<Attribute>());
+  return {};
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getShape() != result.getShape() ||
+      src.getElementType() != result.getElementType())
+    return emitOpError() << "changes only the layout: shape and element type "
+                            "must match";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getSrc()))
+    if (dense.isSplat())
+      return DenseElementsAttr::get(cast<ShapedType>(getResult().getType()),
+                                    dense.getSplatValue<Attribute>());
+  return {};
+}
+
+namespace {
+/// Values that every thread can compute for itself need no data movement:
+/// rebuild them directly in the requested layout.
+struct RematerializeConvertedSource
+    : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *def = getOperation(op.getSrc());
+    if (!def)
+      return failure();
+    Type type = op.getResult().getType();
+    if (auto splat = dyn_cast<SplatOp>(def)) {
+      rewriter.replaceOpWithNewOp<SplatOp>(op, type, splat.getSrc());
+      return success();
+    }
+    if (isa<IotaOp>(def)) {
+      rewriter.replaceOpWithNewOp<IotaOp>(op, type);
+      return success();
+    }
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
+      rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, convert.getSrc());
+      return success();
+    }
+    return failure();
+  }
+  static Operation *getOperation(Value v) { return v.getDefiningOp(); }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<RematerializeConvertedSource>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, scans, sorting, histograms
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyCombine(Operation *op, CombineKind kind,
+                                   Type elementType) {
+  if (kind == CombineKind::Exch)
+    return op->emitOpError() << "'exch' is not an associative combiner";
+  bool bitwise = kind == CombineKind::And || kind == CombineKind::Or ||
+                 kind == CombineKind::Xor;
+  if (bitwise && !isa<IntegerType>(elementType))
+    return op->emitOpError() << "'" << stringifyCombineKind(kind)
+                             << "' needs integer elements, got "
+                             << elementType;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  unsigned dim = getDim();
+  if (dim >= src.getRank())
+    return emitOpError() << "dimension " << dim
+                         << " is out of range for a rank-" << src.getRank()
+                         << " tile";
+  if (failed(verifyCombine(*this, getKind(), src.getElementType())))
+    return failure();
+  Type resultType = getResult().getType();
+  if (src.getRank() == 1) {
+    if (resultType != src.getElementType())
+      return emitOpError() << "reducing a rank-1 tile yields a scalar "
+                           << src.getElementType() << ", got " << resultType;
+    return success();
+  }
+  auto result = dyn_cast<RankedTensorType>(resultType);
+  SmallVector<int64_t> expected(src.getShape());
+  expected.erase(expected.begin() + dim);
+  if (!result || result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "result must be a " << shapeString(expected) << "x"
+                         << src.getElementType() << " tile";
+  if (getLayout(src) && getLayout(result)) {
+    auto slice = dyn_cast<SliceLayoutAttr>(result.getEncoding());
+    if (!slice || slice.getDim() != dim ||
+        slice.getParent() != src.getEncoding())
+      return emitOpError() << "result layout must be the slice along " << dim
+                           << " of the operand layout";
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  if (getDim() >= src.getRank())
+    return emitOpError() << "dimension " << getDim()
+                         << " is out of range for a rank-" << src.getRank()
+                         << " tile";
+  return verifyCombine(*this, getKind(), src.getElementType());
+}
+
+LogicalResult SortOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  for (Value operand : operands)
+    inferredReturnTypes.push_back(operand.getType());
+  return success();
+}
+
+LogicalResult SortOp::verify() {
+  auto keys = cast<RankedTensorType>(getKeys().getType());
+  if (getDim() >= keys.getRank())
+    return emitOpError() << "dimension " << getDim()
+                         << " is out of range for a rank-" << keys.getRank()
+                         << " tile";
+  if (!llvm::isPowerOf2_64(keys.getDimSize(getDim())))
+    return emitOpError() << "sorted extent must be a power of two, got "
+                         << keys.getDimSize(getDim());
+  for (Value payload : getPayloads())
+    if (cast<RankedTensorType>(payload.getType()).getShape() !=
+        keys.getShape())
+      return emitOpError() << "payload tiles must have the key shape "
+                           << shapeString(keys.getShape());
+  if (getResults().size() != 1 + getPayloads().size())
+    return emitOpError() << "expects one result per input";
+  if (getResults()[0].getType() != keys)
+    return emitOpError() << "first result must have the key type";
+  for (auto [payload, result] :
+       llvm::zip(getPayloads(), getResults().drop_front()))
+    if (payload.getType() != result.getType())
+      return emitOpError() << "payload results must have the payload types";
+  return success();
+}
+
+LogicalResult HistogramOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 1 || result.getRank() != 1)
+    return emitOpError() << "takes and returns rank-1 tiles";
+  if (!result.getElementType().isSignlessInteger(32))
+    return emitOpError() << "counts are i32, got " << result.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiply
+//===----------------------------------------------------------------------===//
+
+static bool isSupportedDotTypes(Type a, Type b, Type acc) {
+  if (a != b)
+    return false;
+  if (a.isF16())
+    return acc.isF32() || acc.isF16();
+  if (a.isBF16() || a.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(a))
+    return acc.isF32();
+  if (a.isSignlessInteger(8))
+    return acc.isSignlessInteger(32);
+  return false;
+}
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "operands must be rank-2 tiles";
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "K extents differ: A is " << shapeString(a.getShape())
+                         << ", B is " << shapeString(b.getShape());
+  if (acc.getDimSize(0) != a.getDimSize(0) ||
+      acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator must be " << a.getDimSize(0) << "x"
+                         << b.getDimSize(1) << ", got "
+                         << shapeString(acc.getShape());
+  if (!isSupportedDotTypes(a.getElementType(), b.getElementType(),
+                           acc.getElementType()))
+    return emitOpError() << "unsupported element types " << a.getElementType()
+                         << " x " << b.getElementType() << " -> "
+                         << acc.getElementType();
+  return success();
+}

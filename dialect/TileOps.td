@@ -1,0 +1,343 @@
+//===- TileOps.td - tile dialect operations ----------------*- tablegen -*-===//
+
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "dialect/TileBase.td"
+include "dialect/TileTypes.td"
+include "dialect/TileAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Tile : Type<CPred<"::mlir::tile::isTileType($_self)">,
+    "tile (statically shaped tensor, optional tile layout encoding)",
+    "::mlir::RankedTensorType">;
+def Tile_IntTile : Type<And<[Tile_Tile.predicate,
+    CPred<"::llvm::isa<::mlir::IntegerType>(::llvm::cast<::mlir::RankedTensorType>($_self).getElementType())">]>,
+    "tile of integers", "::mlir::RankedTensorType">;
+def Tile_MaskTile : Type<And<[Tile_Tile.predicate,
+    CPred<"::llvm::cast<::mlir::RankedTensorType>($_self).getElementType().isInteger(1)">]>,
+    "tile of i1", "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program (CTA) in the launch grid";
+  let description = [{
+    ```mlir
+    %row = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_GridDimAttr:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs (CTAs) in the launch grid";
+  let arguments = (ins Tile_GridDimAttr:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
+  let summary = "strided view of global memory";
+  let description = [{
+    Describes a tensor in global memory by its base pointer and per-dimension
+    extents and strides, all in elements.
+
+    ```mlir
+    %x = tile.make_view %ptr[%rows, %cols] strides[%cols, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$ptr, Variadic<I32>:$sizes,
+                       Variadic<I32>:$strides);
+  let results = (outs Tile_ViewType:$result);
+  let assemblyFormat = [{
+    $ptr `[` $sizes `]` `strides` `[` $strides `]` attr-dict `:` qualified(type($ptr))
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>,
+    OptionalTypesMatchWith<"mask has the shape of the result", "result", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "load a tile from a global view";
+  let description = [{
+    Loads the tile whose first element is at element `offsets` of `view`.
+    Elements outside the view's extents, or where `mask` is false, read as
+    `pad` (zero when absent) and touch no memory.
+
+    ```mlir
+    %t = tile.load %x[%row, %c0] pad 0xFF800000 : f32
+        : !tile.view<?x?xf32> -> tensor<1x1024xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
+                       Optional<Tile_MaskTile>:$mask,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` (`mask` $mask^)? (`pad` $padding^)? attr-dict `:`
+    qualified(type($view)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>,
+    OptionalTypesMatchWith<"mask has the shape of the value", "value", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "store a tile into a global view";
+  let description = [{
+    Stores `value` with its first element at element `offsets` of `view`;
+    elements outside the view's extents, or where `mask` is false, are not
+    written.
+
+    ```mlir
+    tile.store %t, %y[%row, %c0] : tensor<1x1024xf32>, !tile.view<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, Tile_ViewType:$view,
+                       Variadic<I32>:$offsets, Optional<Tile_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $view `[` $offsets `]` (`mask` $mask^)? attr-dict `:`
+    type($value) `,` qualified(type($view))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>]> {
+  let summary = "load elements of a view at per-element coordinates";
+  let description = [{
+    Element `i` of the result is `view[indices#0[i], indices#1[i], ...]`;
+    every index tile has the result's shape. Out-of-bounds coordinates read
+    zero. The way to follow an index table (a page table, a permutation).
+
+    ```mlir
+    %k = tile.gather %cache[%page, %col] : !tile.view<?x?xbf16>,
+        tensor<16x128xi32>, tensor<16x128xi32> -> tensor<16x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<Tile_IntTile>:$indices);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $view `[` $indices `]` attr-dict `:` qualified(type($view)) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "element-wise atomic read-modify-write into a view";
+  let description = [{
+    For each element, atomically combines `value[i]` into
+    `view[indices#0[i], ...]` with `kind`; out-of-bounds elements are
+    skipped. Returns the previous values.
+
+    ```mlir
+    %old = tile.atomic add %hist[%bin], %ones : !tile.view<?xi32>,
+        tensor<256xi32>, tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins Tile_CombineKindAttr:$kind, Tile_ViewType:$view,
+                       Variadic<Tile_IntTile>:$indices, Tile_Tile:$value);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $kind $view `[` $indices `]` `,` $value attr-dict `:`
+    qualified(type($view)) `,` type($indices) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"operand is the element type of the result", "result",
+                   "src", "::mlir::getElementTypeOrSelf($_self)">]> {
+  let summary = "tile with every element equal to a scalar";
+  let arguments = (ins AnyTypeOf<[AnySignlessInteger, AnyFloat, Index]>:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
+  let summary = "the tile 0, 1, 2, ... along its only dimension";
+  let results = (outs Tile_IntTile:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a unit dimension";
+  let description = [{
+    ```mlir
+    %c = tile.expand_dims %r at 1 : tensor<4xf32> -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src, I32Attr:$dim);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $src `at` $dim attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat unit dimensions";
+  let description = [{
+    ```mlir
+    %b = tile.broadcast %c : tensor<4x1xf32> -> tensor<4x1024xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "redistribute a tile over the threads";
+  let description = [{
+    Same shape and elements, another layout. Inserted by layout assignment;
+    lowered through shared memory.
+  }];
+  let arguments = (ins Tile_Tile:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, scans, sorting, histograms
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "combine a tile along one dimension";
+  let description = [{
+    Reduces `src` along `dim` with `kind`. The result drops that dimension; a
+    rank-1 tile reduces to a scalar held by every thread.
+
+    ```mlir
+    %m = tile.reduce max %t along 1 : tensor<4x1024xf32> -> tensor<4xf32>
+    %s = tile.reduce add %v along 0 : tensor<1024xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Tile_CombineKindAttr:$kind, Tile_Tile:$src,
+                       I32Attr:$dim);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind $src `along` $dim attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
+  let summary = "prefix combine along one dimension";
+  let description = [{
+    Inclusive (or `exclusive`) prefix of `kind` along `dim`, optionally from
+    the end (`reverse`).
+
+    ```mlir
+    %c = tile.scan add %h along 0 exclusive : tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins Tile_CombineKindAttr:$kind, Tile_Tile:$src,
+                       I32Attr:$dim, UnitAttr:$reverse, UnitAttr:$exclusive);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $kind $src `along` $dim (`reverse` $reverse^)? (`exclusive` $exclusive^)?
+    attr-dict `:` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SortOp : Tile_Op<"sort", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "sort a tile along one dimension, carrying payloads";
+  let description = [{
+    Sorts `keys` along `dim` (ascending, or `descending`); each payload tile
+    is permuted the same way. Ties keep payload order unspecified.
+
+    ```mlir
+    %k, %i = tile.sort %keys, %idx along 0 descending
+        : tensor<64xf32>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$keys, Variadic<Tile_Tile>:$payloads,
+                       I32Attr:$dim, UnitAttr:$descending);
+  let results = (outs Variadic<Tile_Tile>:$results);
+  let assemblyFormat = [{
+    $keys (`,` $payloads^)? `along` $dim (`descending` $descending^)? attr-dict
+    `:` type($keys) (`,` type($payloads)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure,
+    OptionalTypesMatchWith<"mask has the shape of the input", "src", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "count the values of an integer tile into bins";
+  let description = [{
+    Result element `b` counts the elements of `src` equal to `b` (and whose
+    `mask` is true); values outside `[0, bins)` are not counted.
+
+    ```mlir
+    %h = tile.histogram %digits : tensor<1024xi32> -> tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins Tile_IntTile:$src, Optional<Tile_MaskTile>:$mask);
+  let results = (outs Tile_IntTile:$result);
+  let assemblyFormat = [{
+    $src (`mask` $mask^)? attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiply
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure,
+    TypesMatchWith<"accumulator and result have one type", "result", "acc",
+                   "$_self">]> {
+  let summary = "tile matrix multiply-accumulate";
+  let description = [{
+    `result = a × b + acc` with `a` M×K, `b` K×N and `acc` M×N. Lowered to
+    mma.sync, wgmma or tcgen05 depending on the target.
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN>
+        -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$a, Tile_Tile:$b, Tile_Tile:$acc);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TILE_OPS_TD

@@ -1,0 +1,64 @@
+//===- TileTypes.td - tile dialect types -------------------*- tablegen -*-===//
+
+#ifndef TILE_TYPES_TD
+#define TILE_TYPES_TD
+
+include "dialect/TileBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
+  let summary = "pointer to global memory";
+  let description = [{
+    An address in global memory holding elements of `elementType`. Kernel
+    parameters that name buffers have this type: `!tile.ptr<f32>`.
+  }];
+  let parameters = (ins "Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def Tile_ViewType : Tile_Type<"View", "view"> {
+  let summary = "global tensor: pointer, shape and strides";
+  let description = [{
+    A strided view of global memory, made by `tile.make_view` from a pointer
+    and run-time extents and strides (in elements): `!tile.view<?x?xf32>`.
+    Tile loads and stores address it with element offsets and are masked by
+    its extents.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getShape().size(); }
+  }];
+}
+
+def Tile_SharedBufferType : Tile_Type<"SharedBuffer", "smem"> {
+  let summary = "shared-memory buffer introduced by passes";
+  let description = [{
+    A statically shaped buffer in shared memory, optionally multi-stage (the
+    leading dimension) and swizzled: `!tile.smem<4x128x64xf8E4M3FN, #tile.swizzle<128>>`.
+    Kernel sources never name it; the pipelining and allocation passes do.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType,
+                        OptionalParameter<"Attribute">:$swizzle);
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Tile_MBarrierType : Tile_Type<"MBarrier", "mbarrier"> {
+  let summary = "group of shared-memory transaction barriers";
+  let description = [{
+    `count` mbarriers in shared memory, one per pipeline stage:
+    `!tile.mbarrier<4>`. Introduced by the pipelining pass.
+  }];
+  let parameters = (ins "unsigned":$count);
+  let assemblyFormat = "`<` $count `>`";
+}
+
+#endif // TILE_TYPES_TD

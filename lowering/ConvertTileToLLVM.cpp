@@ -1,0 +1,97 @@
+//===- ConvertTileToLLVM.cpp - the tile-to-LLVM conversion pass ----------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Passes.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "lowering/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+TileTypeConverter::TileTypeConverter(MLIRContext *context)
+    : LLVMTypeConverter(context) {
+  addConversion([context](PtrType) {
+    return LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
+  });
+  addConversion([context](ViewType type, SmallVectorImpl<Type> &results) {
+    results.push_back(LLVM::LLVMPointerType::get(context, 1));
+    results.append(2 * type.getRank(), IntegerType::get(context, 64));
+    return success();
+  });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    FailureOr<Distribution> dist = getDistribution(type);
+    if (failed(dist))
+      return failure();
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return failure();
+    results.append(dist->numElements(), element);
+    return success();
+  });
+}
+
+namespace {
+
+bool hasTileTypes(Operation *op) {
+  auto isTile = [](Type t) {
+    return isa<RankedTensorType, PtrType, ViewType>(t);
+  };
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// Declares the dynamic shared-memory array kernels address scratch in.
+void declareSharedMemory(ModuleOp module) {
+  if (module.lookupSymbol(kSharedMemorySymbol))
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false,
+                           LLVM::Linkage::External, kSharedMemorySymbol,
+                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+}
+
+struct ConvertTileToLLVMPass
+    : public tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    if (!isSupportedTarget(target)) {
+      module.emitError() << "unknown target '" << target
+                         << "'; supported targets: "
+                         << llvm::join(getSupportedTargets(), ", ");
+      return signalPassFailure();
+    }
+    declareSharedMemory(module);
+
+    TileTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    ConversionTarget conversionTarget(*context);
+    conversionTarget.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    conversionTarget.addIllegalDialect<TileDialect>();
+    conversionTarget.addIllegalOp<func::FuncOp, func::ReturnOp>();
+    conversionTarget.addDynamicallyLegalDialect<arith::ArithDialect,
+                                                math::MathDialect>(
+        [](Operation *op) { return !hasTileTypes(op); });
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         conversionTarget);
+    populateKernelPatterns(converter, patterns, target);
+    populateMemoryOpPatterns(converter, patterns);
+    populateRegisterOpPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, conversionTarget,
+                                      std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,191 @@
+//===- LoweringUtils.cpp - helpers for per-thread code -------------------===//
+
+#include "lowering/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+Value mlir::tile::i32Const(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(value));
+}
+
+Value mlir::tile::i64Const(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                    b.getI64IntegerAttr(value));
+}
+
+/// Splits `index` into per-dimension indices of extents `sizes`, walking
+/// the dimensions in `order` (fastest first).
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value index,
+                                      ArrayRef<unsigned> sizes,
+                                      ArrayRef<unsigned> order) {
+  SmallVector<Value> result(sizes.size());
+  Value rest = index;
+  for (unsigned d : order) {
+    // Extents are powers of two: masks and shifts instead of div/rem.
+    unsigned size = sizes[d];
+    result[d] = size == 1 ? i32Const(b, loc, 0)
+                          : b.create<LLVM::AndOp>(loc, rest,
+                                                  i32Const(b, loc, size - 1))
+                                .getResult();
+    if (size > 1)
+      rest = b.create<LLVM::LShrOp>(loc, rest,
+                                    i32Const(b, loc, llvm::Log2_32(size)));
+  }
+  return result;
+}
+
+ThreadPosition mlir::tile::getThreadPosition(OpBuilder &b, Location loc,
+                                             const Distribution &dist) {
+  ThreadPosition pos;
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  pos.lane = b.create<LLVM::AndOp>(loc, tid, i32Const(b, loc, 31));
+  pos.warp = b.create<LLVM::LShrOp>(loc, tid, i32Const(b, loc, 5));
+  BlockedLayoutAttr blocked = dist.blocked;
+  SmallVector<Value> laneIndex =
+      delinearize(b, loc, pos.lane, blocked.getThreadsPerWarp(),
+                  blocked.getOrder());
+  pos.warpIndex = delinearize(b, loc, pos.warp, blocked.getWarpsPerCTA(),
+                              blocked.getOrder());
+  for (unsigned d = 0; d < dist.blockedRank(); ++d) {
+    int64_t size = blocked.getSizePerThread()[d];
+    int64_t warpSpan = size * blocked.getThreadsPerWarp()[d];
+    Value fromLane =
+        b.create<LLVM::MulOp>(loc, laneIndex[d], i32Const(b, loc, size));
+    Value fromWarp = b.create<LLVM::MulOp>(loc, pos.warpIndex[d],
+                                           i32Const(b, loc, warpSpan));
+    pos.base.push_back(b.create<LLVM::AddOp>(loc, fromLane, fromWarp));
+  }
+  return pos;
+}
+
+SmallVector<Value> mlir::tile::getElementCoords(OpBuilder &b, Location loc,
+                                                const Distribution &dist,
+                                                const ThreadPosition &pos,
+                                                int64_t e) {
+  SmallVector<int64_t> offsets = dist.offsets(e);
+  SmallVector<Value> coords;
+  for (unsigned d : dist.tileDims) {
+    Value coord = pos.base[d];
+    if (offsets[d] != 0)
+      coord = b.create<LLVM::AddOp>(loc, coord, i32Const(b, loc, offsets[d]));
+    // Replicated layouts wrap around the (power-of-two) tile extent.
+    if (dist.wraps(d))
+      coord = b.create<LLVM::AndOp>(
+          loc, coord, i32Const(b, loc, dist.blockedShape[d] - 1));
+    coords.push_back(coord);
+  }
+  return coords;
+}
+
+Value mlir::tile::linearize(OpBuilder &b, Location loc, ValueRange coords,
+                            ArrayRef<int64_t> shape) {
+  Value index = i32Const(b, loc, 0);
+  for (auto [coord, extent] : llvm::zip(coords, shape)) {
+    index = b.create<LLVM::MulOp>(loc, index, i32Const(b, loc, extent));
+    index = b.create<LLVM::AddOp>(loc, index, coord);
+  }
+  return index;
+}
+
+Value mlir::tile::combineValues(OpBuilder &b, Location loc, CombineKind kind,
+                                Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case CombineKind::Add:
+    return isFloat ? b.create<arith::AddFOp>(loc, lhs, rhs).getResult()
+                   : b.create<arith::AddIOp>(loc, lhs, rhs).getResult();
+  case CombineKind::Mul:
+    return isFloat ? b.create<arith::MulFOp>(loc, lhs, rhs).getResult()
+                   : b.create<arith::MulIOp>(loc, lhs, rhs).getResult();
+  case CombineKind::Max:
+    return isFloat ? b.create<arith::MaximumFOp>(loc, lhs, rhs).getResult()
+                   : b.create<arith::MaxSIOp>(loc, lhs, rhs).getResult();
+  case CombineKind::Min:
+    return isFloat ? b.create<arith::MinimumFOp>(loc, lhs, rhs).getResult()
+                   : b.create<arith::MinSIOp>(loc, lhs, rhs).getResult();
+  case CombineKind::And:
+    return b.create<arith::AndIOp>(loc, lhs, rhs);
+  case CombineKind::Or:
+    return b.create<arith::OrIOp>(loc, lhs, rhs);
+  case CombineKind::Xor:
+    return b.create<arith::XOrIOp>(loc, lhs, rhs);
+  case CombineKind::Exch:
+    return rhs;
+  }
+  llvm_unreachable("unknown combine kind");
+}
+
+Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
+                             unsigned mask) {
+  Type type = v.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Value fullMask = i32Const(b, loc, -1);
+  Value offset = i32Const(b, loc, mask);
+  Value clamp = i32Const(b, loc, 0x1f);
+  auto shfl = [&](Value x) -> Value {
+    return b.create<NVVM::ShflOp>(loc, x.getType(), fullMask, x, offset,
+                                  clamp, NVVM::ShflKind::bfly, UnitAttr());
+  };
+  if (type.isF32() || type.isInteger(32))
+    return shfl(v);
+  if (bits == 64) {
+    // Two 32-bit halves.
+    Value asInt = b.create<LLVM::BitcastOp>(loc, b.getI64Type(), v);
+    Value lo = b.create<LLVM::TruncOp>(loc, b.getI32Type(), asInt);
+    Value hi = b.create<LLVM::TruncOp>(
+        loc, b.getI32Type(),
+        b.create<LLVM::LShrOp>(loc, asInt, i64Const(b, loc, 32)));
+    lo = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), shfl(lo));
+    hi = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), shfl(hi));
+    Value joined = b.create<LLVM::OrOp>(
+        loc, lo, b.create<LLVM::ShlOp>(loc, hi, i64Const(b, loc, 32)));
+    return b.create<LLVM::BitcastOp>(loc, type, joined);
+  }
+  // Narrow types travel in the low bits of an i32.
+  Type narrowInt = b.getIntegerType(bits);
+  Value asInt =
+      isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, narrowInt, v) : v;
+  Value wide = b.create<LLVM::ZExtOp>(loc, b.getI32Type(), asInt);
+  Value back = b.create<LLVM::TruncOp>(loc, narrowInt, shfl(wide));
+  return isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, type, back)
+                              : back;
+}
+
+void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {
+  b.create<NVVM::Barrier0Op>(loc);
+}
+
+static Type scratchType(OpBuilder &b, Type type) {
+  return type.isInteger(1) ? b.getI8Type() : type;
+}
+
+Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc,
+                                    Operation *from, Type elementType,
+                                    Value index) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base =
+      b.create<LLVM::AddressOfOp>(loc, ptrType, kSharedMemorySymbol);
+  return b.create<LLVM::GEPOp>(loc, ptrType, scratchType(b, elementType), base,
+                               ValueRange{index});
+}
+
+void mlir::tile::storeScratch(OpBuilder &b, Location loc, Operation *from,
+                              Value value, Value index) {
+  Value addr = getScratchAddress(b, loc, from, value.getType(), index);
+  if (value.getType().isInteger(1))
+    value = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), value);
+  b.create<LLVM::StoreOp>(loc, value, addr);
+}
+
+Value mlir::tile::loadScratch(OpBuilder &b, Location loc, Operation *from,
+                              Type type, Value index) {
+  Value addr = getScratchAddress(b, loc, from, type, index);
+  Value value = b.create<LLVM::LoadOp>(loc, scratchType(b, type), addr);
+  if (type.isInteger(1))
+    value = b.create<LLVM::TruncOp>(loc, type, value);
+  return value;
+}

@@ -1,0 +1,62 @@
+//===- LoweringUtils.h - helpers for per-thread code ------------*- C++ -*-===//
+
+#ifndef TILEC_LOWERING_LOWERINGUTILS_H
+#define TILEC_LOWERING_LOWERINGUTILS_H
+
+#include "dialect/TileLayouts.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+/// Name of the dynamic shared-memory array every kernel's scratch lives in.
+inline constexpr llvm::StringLiteral kSharedMemorySymbol = "__tile_smem";
+
+Value i32Const(OpBuilder &b, Location loc, int64_t value);
+Value i64Const(OpBuilder &b, Location loc, int64_t value);
+
+/// Where the current thread sits: lane and warp indices, and per blocked
+/// dimension of a distribution its base coordinate and lane/warp index.
+struct ThreadPosition {
+  Value lane, warp;
+  SmallVector<Value> base;      // i32 per blocked dim
+  SmallVector<Value> warpIndex; // i32 per blocked dim
+};
+ThreadPosition getThreadPosition(OpBuilder &b, Location loc,
+                                 const Distribution &dist);
+
+/// Coordinates (i32, one per tile dimension) of element `e` of `dist`.
+SmallVector<Value> getElementCoords(OpBuilder &b, Location loc,
+                                    const Distribution &dist,
+                                    const ThreadPosition &pos, int64_t e);
+
+/// Row-major linear index (i32) of `coords` in a tile of `shape`.
+Value linearize(OpBuilder &b, Location loc, ValueRange coords,
+                ArrayRef<int64_t> shape);
+
+/// `a <kind> b` on scalars.
+Value combineValues(OpBuilder &b, Location loc, CombineKind kind, Value lhs,
+                    Value rhs);
+
+/// The value `v` of the lane whose id is this lane's xor `mask`.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
+
+/// CTA-wide barrier.
+void ctaBarrier(OpBuilder &b, Location loc);
+
+/// Address (ptr<3>) of element `index` (i32) of type `elementType` in the
+/// scratch shared memory.
+Value getScratchAddress(OpBuilder &b, Location loc, Operation *from,
+                        Type elementType, Value index);
+
+/// Stores/loads a scalar to/from scratch, widening i1 to a byte.
+void storeScratch(OpBuilder &b, Location loc, Operation *from, Value value,
+                  Value index);
+Value loadScratch(OpBuilder &b, Location loc, Operation *from, Type type,
+                  Value index);
+
+} // namespace mlir::tile
+
+#endif // TILEC_LOWERING_LOWERINGUTILS_H

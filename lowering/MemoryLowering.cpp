@@ -1,0 +1,337 @@
+//===- MemoryLowering.cpp - global views, loads and stores ---------------===//
+//
+// A tile access becomes, per thread, one access per group of elements that
+// are contiguous in memory. A group is moved with one 16-byte (or narrower)
+// vector access when the view is provably contiguous and aligned at run time
+// and the group lies in bounds; otherwise element by element, predicated on
+// the bounds and the mask. The alignment test is uniform across the CTA, so
+// the fast path costs one well-predicted branch per group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+SmallVector<Value> flatten(ArrayRef<ValueRange> ranges) {
+  SmallVector<Value> values;
+  for (ValueRange range : ranges)
+    llvm::append_range(values, range);
+  return values;
+}
+
+/// The pieces of a lowered view.
+struct ViewValues {
+  Value ptr;
+  SmallVector<Value> sizes, strides; // i64
+  ViewValues(ValueRange flat, unsigned rank) {
+    ptr = flat[0];
+    sizes.assign(flat.begin() + 1, flat.begin() + 1 + rank);
+    strides.assign(flat.begin() + 1 + rank, flat.begin() + 1 + 2 * rank);
+  }
+};
+
+/// Per-op state shared by the load and store lowerings.
+struct TileAccess {
+  Location loc;
+  Distribution dist;
+  ViewValues view;
+  SmallVector<Value> offsets; // i64, tile origin in the view
+  ThreadPosition pos;
+  Type elementType;
+  unsigned vectorWidth = 1;
+  Value vectorOK; // uniform: contiguous and aligned view
+  unsigned rank() const { return offsets.size(); }
+};
+
+/// Elements per vector access: the thread's contiguous run along the last
+/// dimension, capped at 16 bytes.
+unsigned getVectorWidth(const Distribution &dist, Type elementType) {
+  unsigned rank = dist.blockedRank();
+  if (dist.tileDims.size() != rank)
+    return 1; // Sliced tiles have no contiguous runs.
+  unsigned last = rank - 1;
+  if (dist.blocked.getOrder()[0] != last || dist.wraps(last))
+    return 1;
+  unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
+  if (elementType.getIntOrFloatBitWidth() < 8)
+    return 1;
+  return std::min<unsigned>(dist.blocked.getSizePerThread()[last],
+                            std::max(1u, 16 / bytes));
+}
+
+TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
+                      ValueRange view, ValueRange offsets, Type elementType) {
+  unsigned rank = offsets.size();
+  TileAccess access{loc, dist, ViewValues(view, rank), {}, {}, elementType};
+  for (Value offset : offsets)
+    access.offsets.push_back(
+        b.create<LLVM::SExtOp>(loc, b.getI64Type(), offset));
+  access.pos = getThreadPosition(b, loc, dist);
+  access.vectorWidth = getVectorWidth(dist, elementType);
+  if (access.vectorWidth > 1) {
+    unsigned vec = access.vectorWidth;
+    unsigned bytes = elementType.getIntOrFloatBitWidth() / 8;
+    Value zero = i64Const(b, loc, 0);
+    Value vecMask = i64Const(b, loc, vec - 1);
+    auto isZero = [&](Value v) {
+      return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, v, zero);
+    };
+    Value ok = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                      access.view.strides[rank - 1],
+                                      i64Const(b, loc, 1));
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      ok = b.create<LLVM::AndOp>(
+          loc, ok,
+          isZero(b.create<LLVM::AndOp>(loc, access.view.strides[d], vecMask)));
+    ok = b.create<LLVM::AndOp>(
+        loc, ok,
+        isZero(b.create<LLVM::AndOp>(loc, access.offsets[rank - 1], vecMask)));
+    Value address =
+        b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), access.view.ptr);
+    ok = b.create<LLVM::AndOp>(
+        loc, ok,
+        isZero(b.create<LLVM::AndOp>(loc, address,
+                                     i64Const(b, loc, vec * bytes - 1))));
+    access.vectorOK = ok;
+  }
+  return access;
+}
+
+/// Global coordinates (i64) of element `e` and whether each is in bounds.
+struct ElementPlace {
+  SmallVector<Value> coords;
+  Value address;
+  Value inBounds;
+};
+
+ElementPlace placeElement(OpBuilder &b, const TileAccess &access, int64_t e) {
+  Location loc = access.loc;
+  ElementPlace place;
+  SmallVector<Value> local =
+      getElementCoords(b, loc, access.dist, access.pos, e);
+  Value linear = i64Const(b, loc, 0);
+  for (unsigned d = 0; d < access.rank(); ++d) {
+    Value coord = b.create<LLVM::AddOp>(
+        loc, access.offsets[d],
+        b.create<LLVM::ZExtOp>(loc, b.getI64Type(), local[d]));
+    place.coords.push_back(coord);
+    // Unsigned compare also rejects negative coordinates.
+    Value inside = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, coord,
+                                          access.view.sizes[d]);
+    place.inBounds =
+        place.inBounds ? b.create<LLVM::AndOp>(loc, place.inBounds, inside)
+                       : inside;
+    linear = b.create<LLVM::AddOp>(
+        loc, linear,
+        b.create<LLVM::MulOp>(loc, coord, access.view.strides[d]));
+  }
+  auto ptrType = access.view.ptr.getType();
+  place.address = b.create<LLVM::GEPOp>(loc, ptrType, access.elementType,
+                                        access.view.ptr, ValueRange{linear});
+  return place;
+}
+
+/// Whether the whole vector group starting at `first` is in bounds and
+/// unmasked.
+Value groupIsFast(OpBuilder &b, const TileAccess &access,
+                  const ElementPlace &first, ArrayRef<Value> maskBits) {
+  Location loc = access.loc;
+  unsigned last = access.rank() - 1;
+  Value lastCoord = b.create<LLVM::AddOp>(
+      loc, first.coords[last], i64Const(b, loc, access.vectorWidth - 1));
+  Value ok = b.create<LLVM::AndOp>(loc, access.vectorOK, first.inBounds);
+  ok = b.create<LLVM::AndOp>(
+      loc, ok,
+      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, lastCoord,
+                             access.view.sizes[last]));
+  for (Value bit : maskBits)
+    ok = b.create<LLVM::AndOp>(loc, ok, bit);
+  return ok;
+}
+
+Value predicate(OpBuilder &b, Location loc, Value inBounds, Value maskBit) {
+  return maskBit ? b.create<LLVM::AndOp>(loc, inBounds, maskBit).getResult()
+                 : inBounds;
+}
+
+struct MakeViewLowering : public OpConversionPattern<MakeViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MakeViewOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> values = {adaptor.getPtr().front()};
+    for (Value v : flatten(adaptor.getSizes()))
+      values.push_back(
+          rewriter.create<LLVM::SExtOp>(loc, rewriter.getI64Type(), v));
+    for (Value v : flatten(adaptor.getStrides()))
+      values.push_back(
+          rewriter.create<LLVM::SExtOp>(loc, rewriter.getI64Type(), v));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct LoadLowering : public OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    FailureOr<Distribution> dist = getDistribution(type);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    Type elementType =
+        getTypeConverter()->convertType(type.getElementType());
+    TileAccess access =
+        makeAccess(rewriter, loc, *dist, adaptor.getView(),
+                   flatten(adaptor.getOffsets()), elementType);
+    ValueRange mask = adaptor.getMask();
+    Attribute padAttr = op.getPaddingAttr()
+                            ? op.getPaddingAttr()
+                            : rewriter.getZeroAttr(type.getElementType());
+    Value pad = rewriter.create<LLVM::ConstantOp>(loc, elementType,
+                                                  cast<TypedAttr>(padAttr));
+
+    auto scalarLoad = [&](OpBuilder &b, const ElementPlace &place,
+                          Value maskBit) -> Value {
+      Value cond = predicate(b, loc, place.inBounds, maskBit);
+      auto ifOp = b.create<scf::IfOp>(
+          loc, cond,
+          [&](OpBuilder &tb, Location l) {
+            Value v = tb.create<LLVM::LoadOp>(l, elementType, place.address);
+            tb.create<scf::YieldOp>(l, v);
+          },
+          [&](OpBuilder &eb, Location l) { eb.create<scf::YieldOp>(l, pad); });
+      return ifOp.getResult(0);
+    };
+
+    int64_t n = dist->numElements();
+    unsigned vec = access.vectorWidth;
+    SmallVector<Value> results(n);
+    for (int64_t e = 0; e < n; e += vec) {
+      if (vec == 1) {
+        ElementPlace place = placeElement(rewriter, access, e);
+        results[e] = scalarLoad(rewriter, place, mask.empty() ? Value()
+                                                              : mask[e]);
+        continue;
+      }
+      ElementPlace first = placeElement(rewriter, access, e);
+      SmallVector<Value> maskBits;
+      if (!mask.empty())
+        maskBits.assign(mask.begin() + e, mask.begin() + e + vec);
+      auto vecType = VectorType::get({vec}, elementType);
+      Value fast = groupIsFast(rewriter, access, first, maskBits);
+      unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
+      auto ifOp = rewriter.create<scf::IfOp>(
+          loc, fast,
+          [&](OpBuilder &tb, Location l) {
+            Value v = tb.create<LLVM::LoadOp>(l, vecType, first.address,
+                                              bytes);
+            tb.create<scf::YieldOp>(l, v);
+          },
+          [&](OpBuilder &eb, Location l) {
+            Value v = eb.create<LLVM::PoisonOp>(l, vecType);
+            for (unsigned k = 0; k < vec; ++k) {
+              ElementPlace place =
+                  k == 0 ? first : placeElement(eb, access, e + k);
+              Value x =
+                  scalarLoad(eb, place, maskBits.empty() ? Value() : maskBits[k]);
+              v = eb.create<LLVM::InsertElementOp>(l, v, x,
+                                                   i32Const(eb, l, k));
+            }
+            eb.create<scf::YieldOp>(l, v);
+          });
+      for (unsigned k = 0; k < vec; ++k)
+        results[e + k] = rewriter.create<LLVM::ExtractElementOp>(
+            loc, ifOp.getResult(0), i32Const(rewriter, loc, k));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+struct StoreLowering : public OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    FailureOr<Distribution> dist = getDistribution(type);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    Type elementType =
+        getTypeConverter()->convertType(type.getElementType());
+    TileAccess access =
+        makeAccess(rewriter, loc, *dist, adaptor.getView(),
+                   flatten(adaptor.getOffsets()), elementType);
+    ValueRange values = adaptor.getValue();
+    ValueRange mask = adaptor.getMask();
+
+    auto scalarStore = [&](OpBuilder &b, const ElementPlace &place, Value x,
+                           Value maskBit) {
+      Value cond = predicate(b, loc, place.inBounds, maskBit);
+      b.create<scf::IfOp>(loc, cond, [&](OpBuilder &tb, Location l) {
+        tb.create<LLVM::StoreOp>(l, x, place.address);
+        tb.create<scf::YieldOp>(l);
+      });
+    };
+
+    int64_t n = dist->numElements();
+    unsigned vec = access.vectorWidth;
+    for (int64_t e = 0; e < n; e += vec) {
+      if (vec == 1) {
+        ElementPlace place = placeElement(rewriter, access, e);
+        scalarStore(rewriter, place, values[e],
+                    mask.empty() ? Value() : mask[e]);
+        continue;
+      }
+      ElementPlace first = placeElement(rewriter, access, e);
+      SmallVector<Value> maskBits;
+      if (!mask.empty())
+        maskBits.assign(mask.begin() + e, mask.begin() + e + vec);
+      Value fast = groupIsFast(rewriter, access, first, maskBits);
+      unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
+      auto vecType = VectorType::get({vec}, elementType);
+      rewriter.create<scf::IfOp>(
+          loc, fast,
+          [&](OpBuilder &tb, Location l) {
+            Value v = tb.create<LLVM::PoisonOp>(l, vecType);
+            for (unsigned k = 0; k < vec; ++k)
+              v = tb.create<LLVM::InsertElementOp>(l, v, values[e + k],
+                                                   i32Const(tb, l, k));
+            tb.create<LLVM::StoreOp>(l, v, first.address, bytes);
+            tb.create<scf::YieldOp>(l);
+          },
+          [&](OpBuilder &eb, Location l) {
+            for (unsigned k = 0; k < vec; ++k) {
+              ElementPlace place =
+                  k == 0 ? first : placeElement(eb, access, e + k);
+              scalarStore(eb, place, values[e + k],
+                          maskBits.empty() ? Value() : maskBits[k]);
+            }
+            eb.create<scf::YieldOp>(l);
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateMemoryOpPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<MakeViewLowering, LoadLowering, StoreLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,45 @@
+//===- Passes.h - tile lowering passes and pipeline -------------*- C++ -*-===//
+
+#ifndef TILEC_LOWERING_PASSES_H
+#define TILEC_LOWERING_PASSES_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DECL
+#include "lowering/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/Passes.h.inc"
+
+/// Targets the compiler can emit PTX for.
+ArrayRef<StringRef> getSupportedTargets();
+/// Whether `target` is one of them.
+bool isSupportedTarget(StringRef target);
+
+struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("GPU target: sm_80, sm_90a, "
+                                            "sm_100a"),
+                             llvm::cl::init("sm_90a")};
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("warps per CTA for kernels without "
+                                           "tile.num_warps"),
+                            llvm::cl::init(4)};
+  Option<unsigned> numStages{*this, "num-stages",
+                             llvm::cl::desc("software pipelining depth of "
+                                            "global-to-shared copies"),
+                             llvm::cl::init(3)};
+};
+
+/// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR.
+void buildTileToPTXPipeline(OpPassManager &pm, const TileToPTXOptions &options);
+/// Registers `tile-to-ptx` as a named pipeline.
+void registerTileToPTXPipeline();
+} // namespace mlir::tile
+
+#endif // TILEC_LOWERING_PASSES_H

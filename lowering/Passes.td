@@ -1,0 +1,41 @@
+//===- Passes.td - tile lowering passes --------------------*- tablegen -*-===//
+
+#ifndef TILE_LOWERING_PASSES_TD
+#define TILE_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "lower laid-out tile kernels to per-thread LLVM/NVVM code";
+  let description = [{
+    Every tile becomes the registers one thread holds under its layout
+    (a 1:N type conversion); tile ops become address arithmetic, vectorized
+    and predicated global accesses, warp shuffles, shared-memory exchanges
+    and barriers; element-wise `arith`/`math` ops on tiles become scalar ops
+    per held element; kernels become `llvm.func`s with `nvvm.kernel` and a
+    `tile.metadata` record for the runtime. Runs after
+    `tile-assign-layouts` and `tile-allocate-shared`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm_90a\"",
+           "GPU target (sm_80, sm_90a, sm_100a)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def ConvertTileMathToNVVM : Pass<"convert-tile-math-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "lower scalar math ops to fast NVVM approximations";
+  let description = [{
+    `math.exp`, `exp2`, `log`, `log2` and `rsqrt` on f32 (and on
+    f16/bf16 through f32) become the PTX `ex2`/`lg2`/`rsqrt`
+    approximations, the accuracy kernels of this kind use; the CUDA math
+    library is never needed.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // TILE_LOWERING_PASSES_TD

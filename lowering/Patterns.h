@@ -1,0 +1,32 @@
+//===- Patterns.h - tile-to-LLVM conversion patterns ------------*- C++ -*-===//
+
+#ifndef TILEC_LOWERING_PATTERNS_H
+#define TILEC_LOWERING_PATTERNS_H
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+
+/// Converts tiles to the scalars one thread holds (1:N), pointers to
+/// global-address-space LLVM pointers, and views to (pointer, extents,
+/// strides).
+class TileTypeConverter : public LLVMTypeConverter {
+public:
+  explicit TileTypeConverter(MLIRContext *context);
+};
+
+/// make_view, load, store.
+void populateMemoryOpPatterns(TileTypeConverter &converter,
+                              RewritePatternSet &patterns);
+/// reduce, convert_layout, broadcast, expand_dims, splat, iota, constants
+/// and element-wise arith/math on tiles.
+void populateRegisterOpPatterns(TileTypeConverter &converter,
+                                RewritePatternSet &patterns);
+/// Kernels, returns and grid queries.
+void populateKernelPatterns(TileTypeConverter &converter,
+                            RewritePatternSet &patterns, StringRef target);
+
+} // namespace mlir::tile
+
+#endif // TILEC_LOWERING_PATTERNS_H

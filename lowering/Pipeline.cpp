@@ -1,0 +1,48 @@
+//===- Pipeline.cpp - the tile-to-ptx pass pipeline ----------------------===//
+
+#include "lowering/Passes.h"
+
+#include "passes/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+ArrayRef<StringRef> mlir::tile::getSupportedTargets() {
+  static const StringRef targets[] = {"sm_80", "sm_90a", "sm_100a"};
+  return targets;
+}
+
+bool mlir::tile::isSupportedTarget(StringRef target) {
+  return llvm::is_contained(getSupportedTargets(), target);
+}
+
+void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
+                                        const TileToPTXOptions &options) {
+  // Hardware mapping at tile level.
+  pm.addPass(createTileAssignLayouts({options.numWarps}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTileAllocateShared());
+  // Per-thread code.
+  pm.addPass(createConvertTileToLLVM({options.target}));
+  pm.addPass(createConvertTileMathToNVVM());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::tile::registerTileToPTXPipeline() {
+  PassPipelineRegistration<TileToPTXOptions>(
+      "tile-to-ptx",
+      "Lower tile kernels to LLVM/NVVM IR ready for the NVPTX backend",
+      buildTileToPTXPipeline);
+}

@@ -1,0 +1,243 @@
+//===- AssignLayouts.cpp - choose a thread layout for every tile ---------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/TileLayouts.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+RankedTensorType withLayout(Type type, Attribute layout) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               layout);
+}
+
+bool needsLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && !tensor.getEncoding();
+}
+
+/// Values every thread can rebuild cheaply; their layout should not decide
+/// the layout of an expression they feed.
+bool isRematerializable(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<SplatOp, IotaOp, arith::ConstantOp>(def))
+    return true;
+  if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def))
+    return isRematerializable(def->getOperand(0));
+  return false;
+}
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(func::FuncOp func, unsigned numWarps)
+      : func(func), numWarps(numWarps) {}
+
+  LogicalResult run() {
+    WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      return failed(visit(op)) ? WalkResult::interrupt()
+                               : WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+private:
+  Attribute defaultLayout(Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    unsigned bits =
+        std::max(8u, tensor.getElementType().getIntOrFloatBitWidth());
+    return getDefaultLayout(func.getContext(), tensor.getShape(), bits,
+                            numWarps);
+  }
+
+  /// Makes `operand` of `op` carry exactly `type`, converting if needed.
+  void convertOperand(OpOperand &operand, Type type) {
+    if (operand.get().getType() == type)
+      return;
+    OpBuilder builder(operand.getOwner());
+    Value converted = builder.create<ConvertLayoutOp>(
+        operand.getOwner()->getLoc(), type, operand.get());
+    operand.set(converted);
+  }
+
+  void setLayout(Value value, Attribute layout) {
+    value.setType(withLayout(value.getType(), layout));
+  }
+
+  void setDefault(Value value) { setLayout(value, defaultLayout(value.getType())); }
+
+  LogicalResult visit(Operation *op) {
+    if (isa<func::FuncOp>(op))
+      return success();
+    if (auto forOp = dyn_cast<scf::ForOp>(op))
+      return visitFor(forOp);
+    if (auto yield = dyn_cast<scf::YieldOp>(op))
+      return visitYield(yield);
+    if (isa<scf::IfOp>(op))
+      return success(); // Result types come from the yields.
+    if (isa<scf::WhileOp>(op) &&
+        llvm::any_of(op->getResultTypes(),
+                     [](Type t) { return isa<RankedTensorType>(t); }))
+      return op->emitOpError("carrying tiles through scf.while is not "
+                             "supported yet; use scf.for");
+
+    if (llvm::none_of(op->getResultTypes(), needsLayout))
+      return success();
+
+    if (isa<LoadOp, IotaOp, SplatOp, arith::ConstantOp, GatherOp, HistogramOp,
+            DotOp>(op)) {
+      for (Value result : op->getResults())
+        setDefault(result);
+      return success();
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      return visitReduce(reduce);
+    if (auto expand = dyn_cast<ExpandDimsOp>(op))
+      return visitExpandDims(expand);
+    if (isa<BroadcastOp, ScanOp, SortOp, AtomicOp, ConvertLayoutOp>(op) ||
+        op->getDialect()->getNamespace() == "arith" ||
+        op->getDialect()->getNamespace() == "math")
+      return visitFollowOperands(op);
+    return op->emitOpError("cannot assign a tile layout to its results");
+  }
+
+  /// Element-wise style ops: results take the layout of the operand that
+  /// is most expensive to move; other operands are converted to it.
+  LogicalResult visitFollowOperands(Operation *op) {
+    Attribute layout;
+    for (Value operand : op->getOperands()) {
+      auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+      if (!tensor || !tensor.getEncoding())
+        continue;
+      if (!layout || !isRematerializable(operand))
+        layout = tensor.getEncoding();
+      if (!isRematerializable(operand))
+        break;
+    }
+    if (isa<BroadcastOp>(op) && layout) {
+      // Keep a broadcast's layout only if it suits the result shape.
+      auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
+      if (!blocked)
+        layout = {};
+    }
+    for (Value result : op->getResults()) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue;
+      setLayout(result, layout ? layout : defaultLayout(result.getType()));
+    }
+    Attribute resultLayout =
+        cast<RankedTensorType>(op->getResult(0).getType()).getEncoding();
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!tensor || isa<ConvertLayoutOp>(op))
+        continue;
+      if (isa<AtomicOp>(op) || isa<SortOp>(op) || isa<ScanOp>(op) ||
+          isa<BroadcastOp>(op) ||
+          tensor.getShape() ==
+              cast<RankedTensorType>(op->getResult(0).getType()).getShape())
+        convertOperand(operand, withLayout(tensor, resultLayout));
+    }
+    return success();
+  }
+
+  LogicalResult visitReduce(ReduceOp reduce) {
+    auto src = cast<RankedTensorType>(reduce.getSrc().getType());
+    if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(src.getEncoding())) {
+      convertOperand(reduce.getSrcMutable(), withLayout(src, defaultLayout(src)));
+      src = cast<RankedTensorType>(reduce.getSrc().getType());
+    }
+    if (isa<RankedTensorType>(reduce.getResult().getType()))
+      setLayout(reduce.getResult(),
+                SliceLayoutAttr::get(func.getContext(), reduce.getDim(),
+                                     src.getEncoding()));
+    return success();
+  }
+
+  LogicalResult visitExpandDims(ExpandDimsOp expand) {
+    auto src = cast<RankedTensorType>(expand.getSrc().getType());
+    auto slice = dyn_cast<SliceLayoutAttr>(src.getEncoding());
+    if (slice && slice.getDim() == expand.getDim()) {
+      setLayout(expand.getResult(), slice.getParent());
+      return success();
+    }
+    Attribute parent = defaultLayout(expand.getResult().getType());
+    convertOperand(expand.getSrcMutable(),
+                   withLayout(src, SliceLayoutAttr::get(func.getContext(),
+                                                        expand.getDim(),
+                                                        parent)));
+    setLayout(expand.getResult(), parent);
+    return success();
+  }
+
+  /// Loop-carried tiles keep the layout of their initial value.
+  LogicalResult visitFor(scf::ForOp forOp) {
+    for (auto [init, arg, result] :
+         llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                   forOp.getResults())) {
+      if (!isa<RankedTensorType>(init.getType()))
+        continue;
+      arg.setType(init.getType());
+      result.setType(init.getType());
+    }
+    return success();
+  }
+
+  LogicalResult visitYield(scf::YieldOp yield) {
+    Operation *parent = yield->getParentOp();
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent)) {
+      bool isThen = yield->getParentRegion() == &ifOp.getThenRegion();
+      for (auto [operand, result] :
+           llvm::zip(yield->getOpOperands(), ifOp.getResults())) {
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        if (isThen)
+          result.setType(operand.get().getType());
+        else
+          convertOperand(operand, result.getType());
+      }
+      return success();
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
+      for (auto [operand, result] :
+           llvm::zip(yield->getOpOperands(), forOp.getResults()))
+        if (isa<RankedTensorType>(operand.get().getType()))
+          convertOperand(operand, result.getType());
+      return success();
+    }
+    return success();
+  }
+
+  func::FuncOp func;
+  unsigned numWarps;
+};
+
+struct AssignLayoutsPass
+    : public tile::impl::TileAssignLayoutsBase<AssignLayoutsPass> {
+  using TileAssignLayoutsBase::TileAssignLayoutsBase;
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isKernel(func))
+        continue;
+      unsigned warps = func->hasAttr(TileDialect::kNumWarpsAttrName)
+                           ? getNumWarps(func)
+                           : unsigned(defaultNumWarps);
+      func->setAttr(TileDialect::kNumWarpsAttrName,
+                    Builder(func).getI32IntegerAttr(warps));
+      if (failed(LayoutAssigner(func, warps).run()))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,38 @@
+//===- Passes.td - tile dialect passes ---------------------*- tablegen -*-===//
+
+#ifndef TILE_PASSES_TD
+#define TILE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "give every tile a thread layout";
+  let description = [{
+    Chooses, for every tile value in each kernel, which thread holds which
+    element. Loads and other sources get a coalesced blocked layout (16 bytes
+    per thread along the contiguous dimension); reductions produce slices of
+    their operand's layout; element-wise ops follow their operands; loops and
+    branches keep one layout per carried value. Where two layouts meet, a
+    `tile.convert_layout` is inserted (values any thread can recompute, such
+    as splats and iotas, are rebuilt instead by canonicalization).
+  }];
+  let options = [
+    Option<"defaultNumWarps", "num-warps", "unsigned", "4",
+           "warps per CTA for kernels without tile.num_warps">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
+  let summary = "size the shared memory each kernel needs";
+  let description = [{
+    Computes the scratch shared memory of every op that exchanges data
+    between threads (cross-warp reductions, layout conversions) and records
+    the kernel's dynamic shared-memory size as `tile.shared_bytes`. Scratch
+    is one region reused by successive ops; the lowering separates its uses
+    with CTA barriers.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+#endif // TILE_PASSES_TD

@@ -1,0 +1,174 @@
+//===- emit-ptx.cpp - compile a tile kernel file to PTX ------------------===//
+//
+//   emit-ptx FILE --target=sm_90a [-o out.ptx] [--metadata]
+//            [--metadata-out=FILE] [--print-ir-after-all] [--emit=ptx|llvm|mlir]
+//            [--resource-usage]
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/common/Registration.h"
+#include "tools/emit-ptx/ArgNames.h"
+#include "tools/emit-ptx/ResourceSummary.h"
+
+#include "lowering/PTXEmitter.h"
+#include "lowering/Passes.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("output file"),
+                                       cl::value_desc("file"), cl::init("-"));
+static cl::opt<std::string> target("target", cl::desc("sm_80, sm_90a, sm_100a"),
+                                   cl::init("sm_90a"));
+static cl::opt<unsigned> numWarps("num-warps",
+                                  cl::desc("warps per CTA for kernels without "
+                                           "tile.num_warps"),
+                                  cl::init(4));
+static cl::opt<bool> printMetadata("metadata",
+                                   cl::desc("print the kernel metadata JSON "
+                                            "after the PTX"));
+static cl::opt<std::string>
+    metadataOut("metadata-out", cl::desc("write the kernel metadata JSON here"),
+                cl::value_desc("file"));
+static cl::opt<bool> printStages("print-ir-after-all",
+                                 cl::desc("print the IR after every pass"));
+static cl::opt<bool> resourceUsage(
+    "resource-usage",
+    cl::desc("print registers/shared memory/spills reported by ptxas"));
+enum class EmitKind { PTX, LLVM, MLIR };
+static cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("what to print"), cl::init(EmitKind::PTX),
+    cl::values(clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
+               clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
+               clEnumValN(EmitKind::MLIR, "mlir", "lowered MLIR")));
+
+static OwningOpRef<ModuleOp> parseKernels(llvm::SourceMgr &sourceMgr,
+                                          MLIRContext &context) {
+  AsmParserState state;
+  Block block;
+  ParserConfig config(&context);
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+    return {};
+  OwningOpRef<ModuleOp> module;
+  if (block.getOperations().size() == 1 &&
+      isa<ModuleOp>(block.getOperations().front())) {
+    module = cast<ModuleOp>(block.getOperations().front());
+    module->getOperation()->remove();
+  } else {
+    module = ModuleOp::create(FileLineColLoc::get(
+        &context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 1, 1));
+    module->getBody()->getOperations().splice(
+        module->getBody()->begin(), block.getOperations());
+  }
+  tilec::annotateArgNames(*module, state);
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "tilec: tile kernels to PTX\n");
+
+  if (!tile::isSupportedTarget(target)) {
+    llvm::errs() << "error: unknown target '" << target
+                 << "'; supported targets: "
+                 << llvm::join(tile::getSupportedTargets(), ", ") << "\n";
+    return 1;
+  }
+
+  DialectRegistry registry;
+  tilec::registerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = parseKernels(sourceMgr, context);
+  if (!module)
+    return 1;
+
+  PassManager pm(&context);
+  if (printStages) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  tile::TileToPTXOptions options;
+  options.target = target;
+  options.numWarps = numWarps;
+  tile::buildTileToPTXPipeline(pm, options);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string llvmIR;
+  FailureOr<std::string> ptx = tile::emitPTX(*module, target, &llvmIR);
+  if (failed(ptx))
+    return 1;
+  std::string metadata = tile::emitMetadataJSON(*module, target);
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  switch (emitKind) {
+  case EmitKind::PTX:
+    output->os() << *ptx;
+    break;
+  case EmitKind::LLVM:
+    output->os() << llvmIR;
+    break;
+  case EmitKind::MLIR:
+    module->print(output->os());
+    break;
+  }
+  if (printMetadata)
+    output->os() << metadata << "\n";
+  output->keep();
+
+  if (!metadataOut.empty()) {
+    std::unique_ptr<llvm::ToolOutputFile> metaFile =
+        openOutputFile(metadataOut, &error);
+    if (!metaFile) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    metaFile->os() << metadata << "\n";
+    metaFile->keep();
+  }
+
+  if (resourceUsage) {
+    std::string why;
+    std::optional<std::string> summary =
+        tilec::getResourceSummary(*ptx, target, why);
+    if (!summary) {
+      llvm::errs() << "resource usage unavailable: " << why << "\n";
+      return why.rfind("ptxas rejected", 0) == 0 ? 1 : 0;
+    }
+    llvm::errs() << *summary;
+  }
+  return 0;
+}
