@@ -5,13 +5,35 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
 using namespace mlir::tile;
 
 #include "dialect/TileDialect.cpp.inc"
 
+namespace {
+/// Short aliases (`#blocked`, `#slice`, ...) keep laid-out IR readable.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr))
+      os << "blocked";
+    else if (isa<SliceLayoutAttr>(attr))
+      os << "slice";
+    else if (isa<MmaLayoutAttr>(attr))
+      os << "mma";
+    else if (isa<DotOperandLayoutAttr>(attr))
+      os << "dot_op";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileOpAsmInterface>();
   registerAttributes();
   registerTypes();
   addOperations<

@@ -126,10 +126,16 @@ BlockedLayoutAttr mlir::tile::getDefaultLayout(MLIRContext *context,
   for (unsigned d = rank; d-- > 0;)
     order.push_back(d);
 
-  // Up to 16 bytes per thread along the contiguous dimension.
+  // Up to 16 bytes per thread along the contiguous dimension, but never so
+  // many that threads sit idle on a small tile.
+  int64_t numElements = 1;
+  for (int64_t extent : shape)
+    numElements *= extent;
+  int64_t perThreadCap =
+      std::max<int64_t>(1, numElements / (int64_t(numWarps) * 32));
   unsigned vectorElems = std::max(1u, 128u / std::max(1u, elementBits));
-  size[rank - 1] =
-      std::min<int64_t>(vectorElems, std::max<int64_t>(1, shape[rank - 1]));
+  size[rank - 1] = std::min<int64_t>(
+      {vectorElems, std::max<int64_t>(1, shape[rank - 1]), perThreadCap});
 
   // Lanes: fastest dimension first, never more than the extent allows;
   // surplus lanes replicate along the fastest dimension.

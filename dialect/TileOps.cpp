@@ -11,6 +11,31 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// Enum attributes of ops print as a bare keyword: `tile.reduce max ...`.
+template <typename EnumAttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, EnumAttrT &attr) {
+  using Enum = decltype(std::declval<EnumAttrT>().getValue());
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Enum> value;
+  if constexpr (std::is_same_v<EnumAttrT, CombineKindAttr>)
+    value = symbolizeCombineKind(keyword);
+  else
+    value = symbolizeGridDim(keyword);
+  if (!value)
+    return parser.emitError(loc) << "unknown keyword '" << keyword << "'";
+  attr = EnumAttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+template <typename EnumAttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
+                             EnumAttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "dialect/TileOps.cpp.inc"
 
@@ -151,8 +176,9 @@ LogicalResult ExpandDimsOp::verify() {
   expected.insert(expected.begin() + dim, 1);
   if (result.getShape() != ArrayRef<int64_t>(expected) ||
       result.getElementType() != src.getElementType())
-    return emitOpError() << "result must be " << shapeString(expected) << "x"
-                         << src.getElementType();
+    return emitOpError() << "result must be "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType());
   if (getLayout(src) && getLayout(result)) {
     auto slice = dyn_cast<SliceLayoutAttr>(src.getEncoding());
     if (!slice || slice.getDim() != dim ||
@@ -287,8 +313,10 @@ LogicalResult ReduceOp::verify() {
   expected.erase(expected.begin() + dim);
   if (!result || result.getShape() != ArrayRef<int64_t>(expected) ||
       result.getElementType() != src.getElementType())
-    return emitOpError() << "result must be a " << shapeString(expected) << "x"
-                         << src.getElementType() << " tile";
+    return emitOpError() << "result must be a "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType())
+                         << " tile";
   if (getLayout(src) && getLayout(result)) {
     auto slice = dyn_cast<SliceLayoutAttr>(result.getEncoding());
     if (!slice || slice.getDim() != dim ||

@@ -37,14 +37,14 @@ def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
   }];
   let arguments = (ins Tile_GridDimAttr:$dim);
   let results = (outs I32:$result);
-  let assemblyFormat = "$dim attr-dict";
+  let assemblyFormat = "custom<EnumKeyword>($dim) attr-dict";
 }
 
 def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let summary = "number of programs (CTAs) in the launch grid";
   let arguments = (ins Tile_GridDimAttr:$dim);
   let results = (outs I32:$result);
-  let assemblyFormat = "$dim attr-dict";
+  let assemblyFormat = "custom<EnumKeyword>($dim) attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
@@ -151,16 +151,16 @@ def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
     skipped. Returns the previous values.
 
     ```mlir
-    %old = tile.atomic add %hist[%bin], %ones : !tile.view<?xi32>,
-        tensor<256xi32>, tensor<256xi32>
+    %old = tile.atomic add %hist[%bin], %ones
+        : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
     ```
   }];
   let arguments = (ins Tile_CombineKindAttr:$kind, Tile_ViewType:$view,
                        Variadic<Tile_IntTile>:$indices, Tile_Tile:$value);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
-    $kind $view `[` $indices `]` `,` $value attr-dict `:`
-    qualified(type($view)) `,` type($indices) `,` type($value)
+    custom<EnumKeyword>($kind) $view `[` $indices `]` `,` $value attr-dict `:`
+    qualified(type($view)) `[` type($indices) `]` `,` type($value)
   }];
   let hasVerifier = 1;
 }
@@ -248,7 +248,7 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
                        I32Attr:$dim);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    $kind $src `along` $dim attr-dict `:` type($src) `->` type($result)
+    custom<EnumKeyword>($kind) $src `along` $dim attr-dict `:` type($src) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -267,7 +267,7 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
                        I32Attr:$dim, UnitAttr:$reverse, UnitAttr:$exclusive);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
-    $kind $src `along` $dim (`reverse` $reverse^)? (`exclusive` $exclusive^)?
+    custom<EnumKeyword>($kind) $src `along` $dim (`reverse` $reverse^)? (`exclusive` $exclusive^)?
     attr-dict `:` type($src)
   }];
   let hasVerifier = 1;

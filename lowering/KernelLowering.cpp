@@ -106,7 +106,6 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
                       rewriter.getUnitAttr());
     auto block = rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
     llvmFunc->setAttr(NVVM::NVVMDialect::getReqntidAttrName(), block);
-    llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), block);
     llvmFunc->setAttr(TileDialect::kMetadataAttrName,
                       buildMetadata(func, threads, target));
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),

@@ -96,8 +96,9 @@ private:
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 
-    if (isa<LoadOp, IotaOp, SplatOp, arith::ConstantOp, GatherOp, HistogramOp,
-            DotOp>(op)) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      return visitConstant(constant);
+    if (isa<LoadOp, IotaOp, SplatOp, GatherOp, HistogramOp, DotOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();
@@ -149,6 +150,19 @@ private:
               cast<RankedTensorType>(op->getResult(0).getType()).getShape())
         convertOperand(operand, withLayout(tensor, resultLayout));
     }
+    return success();
+  }
+
+  /// The attribute of a tile constant carries the tile type: retype both.
+  LogicalResult visitConstant(arith::ConstantOp constant) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense)
+      return constant.emitOpError("tile constants must be dense elements");
+    auto type = withLayout(constant.getType(),
+                           defaultLayout(constant.getType()));
+    constant.setValueAttr(
+        DenseElementsAttr::getFromRawBuffer(type, dense.getRawData()));
+    constant.getResult().setType(type);
     return success();
   }
 

@@ -1,0 +1,257 @@
+// RUN: kernel-opt %s -split-input-file -verify-diagnostics
+
+func.func @view_arity(%p: !tile.ptr<f32>, %n: i32) {
+  // expected-error @+1 {{expects 2 extents and strides for a rank-2 view, got 1 and 1}}
+  %v = tile.make_view %p[%n] strides[%n] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @view_element(%p: !tile.ptr<f16>, %n: i32) {
+  // expected-error @+1 {{pointer element type 'f16' does not match view element type 'f32'}}
+  %v = tile.make_view %p[%n] strides[%n] : !tile.ptr<f16> -> !tile.view<?xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{view extents are given at run time; write '?' for every dimension}}
+func.func @static_view(%v: !tile.view<4xf32>) {
+  return
+}
+
+// -----
+
+func.func @load_offsets(%v: !tile.view<?x?xf32>, %i: i32) {
+  // expected-error @+1 {{expects 2 offsets for a rank-2 view, got 1}}
+  %t = tile.load %v[%i] : !tile.view<?x?xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @load_rank(%v: !tile.view<?x?xf32>, %i: i32) {
+  // expected-error @+1 {{tile rank 1 does not match view rank 2}}
+  %t = tile.load %v[%i, %i] : !tile.view<?x?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @load_element(%v: !tile.view<?xf32>, %i: i32) {
+  // expected-error @+1 {{tile element type 'bf16' does not match view element type 'f32'}}
+  %t = tile.load %v[%i] : !tile.view<?xf32> -> tensor<4xbf16>
+  return
+}
+
+// -----
+
+func.func @load_padding(%v: !tile.view<?xf32>, %i: i32) {
+  // expected-error @+1 {{padding must be a 'f32' constant}}
+  %t = tile.load %v[%i] pad 0 : i32 : !tile.view<?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_tile(%v: !tile.view<?xf32>, %i: i32) {
+  // expected-error @+1 {{'result' must be tile (statically shaped tensor, optional tile layout encoding), but got 'tensor<?xf32>'}}
+  %t = tile.load %v[%i] : !tile.view<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @store_element(%v: !tile.view<?xf32>, %t: tensor<8xf16>, %i: i32) {
+  // expected-error @+1 {{tile element type 'f16' does not match view element type 'f32'}}
+  tile.store %t, %v[%i] : tensor<8xf16>, !tile.view<?xf32>
+  return
+}
+
+// -----
+
+func.func @gather_shape(%v: !tile.view<?xf32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{index tiles must have the result shape 16}}
+  %g = tile.gather %v[%i] : !tile.view<?xf32>, tensor<8xi32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_mul(%v: !tile.view<?xi32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{'mul' has no atomic form}}
+  %o = tile.atomic mul %v[%i], %i : !tile.view<?xi32>[tensor<8xi32>], tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @iota_rank() {
+  // expected-error @+1 {{result must have rank 1, got rank 2}}
+  %i = tile.iota : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @expand(%t: tensor<4xf32>) {
+  // expected-error @+1 {{dimension 2 is out of range for a rank-1 tile}}
+  %e = tile.expand_dims %t at 2 : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_shape(%t: tensor<4xf32>) {
+  // expected-error @+1 {{result must be 'tensor<1x4xf32>'}}
+  %e = tile.expand_dims %t at 0 : tensor<4xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast(%t: tensor<2x4xf32>) {
+  // expected-error @+1 {{dimension 0 of extent 2 cannot broadcast to 8}}
+  %b = tile.broadcast %t : tensor<2x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_dim(%t: tensor<4x4xf32>) {
+  // expected-error @+1 {{dimension 2 is out of range for a rank-2 tile}}
+  %r = tile.reduce add %t along 2 : tensor<4x4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scalar(%t: tensor<4xf32>) {
+  // expected-error @+1 {{reducing a rank-1 tile yields a scalar 'f32', got 'tensor<1xf32>'}}
+  %r = tile.reduce add %t along 0 : tensor<4xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%t: tensor<4x8xf32>) {
+  // expected-error @+1 {{result must be a 'tensor<4xf32>' tile}}
+  %r = tile.reduce add %t along 1 : tensor<4x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_bitwise(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'xor' needs integer elements, got 'f32'}}
+  %r = tile.reduce xor %t along 0 : tensor<4xf32> -> f32
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+#other = #tile.blocked<size = [1, 1], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+func.func @reduce_layout(%t: tensor<4x128xf32, #blocked>) {
+  // expected-error @+1 {{result layout must be the slice along 1 of the operand layout}}
+  %r = tile.reduce add %t along 1 : tensor<4x128xf32, #blocked> -> tensor<4xf32, #tile.slice<dim = 1, parent = #other>>
+  return
+}
+
+// -----
+
+func.func @scan_exch(%t: tensor<4xi32>) {
+  // expected-error @+1 {{'exch' is not an associative combiner}}
+  %r = tile.scan exch %t along 0 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @sort_extent(%t: tensor<12xf32>) {
+  // expected-error @+1 {{sorted extent must be a power of two, got 12}}
+  %r = tile.sort %t along 0 : tensor<12xf32>
+  return
+}
+
+// -----
+
+func.func @histogram_counts(%t: tensor<16xi32>) {
+  // expected-error @+1 {{counts are i32, got 'i64'}}
+  %h = tile.histogram %t : tensor<16xi32> -> tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{K extents differ: A is 16x32, B is 16x16}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_types(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{unsupported element types 'f8E4M3FN' x 'f8E4M3FN' -> 'f16'}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel @k must not return values}}
+func.func @k() -> i32 attributes {tile.kernel} {
+  %c = arith.constant 0 : i32
+  return %c : i32
+}
+
+// -----
+
+// expected-error @+1 {{kernel parameter #0 has type 'tensor<4xf32>'; kernels take !tile.ptr<...>, i32, i64, f32 or f64}}
+func.func @k(%t: tensor<4xf32>) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two in [1, 32]}}
+func.func @k() attributes {tile.kernel, tile.num_warps = 3 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout: threads per warp multiply to 16, expected 32}}
+func.func @bad_layout(%t: tensor<4xf32, #tile.blocked<size = [1], threads = [16], warps = [4], order = [0]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout: order must be a permutation of [0, 2)}}
+func.func @bad_order(%t: tensor<4x4xf32, #tile.blocked<size = [1, 1], threads = [1, 32], warps = [1, 1], order = [1, 1]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma version must be 2 (mma.sync), 3 (wgmma) or 5 (tcgen05), got 4}}
+func.func @bad_mma(%t: tensor<64x64xf32, #tile.mma<version = 4, warps = [4, 1], instr = [64, 64, 16]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 48}}
+func.func @bad_swizzle(%t: !tile.smem<64x64xf16, #tile.swizzle<48>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.kernal'}}
+func.func @typo() attributes {tile.kernal} {
+  return
+}

@@ -1,0 +1,87 @@
+// RUN: kernel-opt %s -split-input-file | kernel-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @memory
+// CHECK: tile.program_id x
+// CHECK: tile.num_programs y
+// CHECK: tile.make_view %{{.*}}[%{{.*}}, %{{.*}}] strides[%{{.*}}, %{{.*}}] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] pad 0xFF800000 : f32 : !tile.view<?x?xf32> -> tensor<4x128xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : !tile.view<?x?xf32> -> tensor<4x128xf32>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x128xf32>, !tile.view<?x?xf32>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<4x128xf32>, !tile.view<?x?xf32>
+func.func @memory(%p: !tile.ptr<f32>, %m: i32, %n: i32, %mask: tensor<4x128xi1>) {
+  %c1 = arith.constant 1 : i32
+  %pid = tile.program_id x
+  %np = tile.num_programs y
+  %v = tile.make_view %p[%m, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%pid, %np] pad 0xFF800000 : f32 : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  %u = tile.load %v[%pid, %np] mask %mask : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  tile.store %t, %v[%pid, %np] : tensor<4x128xf32>, !tile.view<?x?xf32>
+  tile.store %u, %v[%pid, %np] mask %mask : tensor<4x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shapes
+// CHECK: tile.splat %{{.*}} : tensor<128xf32>
+// CHECK: tile.iota : tensor<128xi32>
+// CHECK: tile.expand_dims %{{.*}} at 0 : tensor<128xf32> -> tensor<1x128xf32>
+// CHECK: tile.broadcast %{{.*}} : tensor<1x128xf32> -> tensor<8x128xf32>
+// CHECK: tile.reduce max %{{.*}} along 1 : tensor<8x128xf32> -> tensor<8xf32>
+// CHECK: tile.reduce add %{{.*}} along 0 : tensor<8xf32> -> f32
+// CHECK: tile.scan add %{{.*}} along 0 reverse exclusive : tensor<128xi32>
+// CHECK: tile.sort %{{.*}}, %{{.*}} along 0 descending : tensor<128xf32>, tensor<128xi32>
+// CHECK: tile.histogram %{{.*}} : tensor<128xi32> -> tensor<256xi32>
+func.func @shapes(%s: f32) -> f32 {
+  %a = tile.splat %s : tensor<128xf32>
+  %i = tile.iota : tensor<128xi32>
+  %e = tile.expand_dims %a at 0 : tensor<128xf32> -> tensor<1x128xf32>
+  %b = tile.broadcast %e : tensor<1x128xf32> -> tensor<8x128xf32>
+  %r = tile.reduce max %b along 1 : tensor<8x128xf32> -> tensor<8xf32>
+  %t = tile.reduce add %r along 0 : tensor<8xf32> -> f32
+  %c = tile.scan add %i along 0 reverse exclusive : tensor<128xi32>
+  %k, %v = tile.sort %a, %i along 0 descending : tensor<128xf32>, tensor<128xi32>
+  %h = tile.histogram %c : tensor<128xi32> -> tensor<256xi32>
+  return %t : f32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_atomic_dot
+// CHECK: tile.gather %{{.*}}[%{{.*}}, %{{.*}}] : !tile.view<?x?xbf16>, tensor<16x64xi32>, tensor<16x64xi32> -> tensor<16x64xbf16>
+// CHECK: tile.atomic add %{{.*}}[%{{.*}}], %{{.*}} : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
+func.func @gather_atomic_dot(%kv: !tile.view<?x?xbf16>, %rows: tensor<16x64xi32>,
+    %cols: tensor<16x64xi32>, %hist: !tile.view<?xi32>, %bins: tensor<256xi32>,
+    %a: tensor<128x64xf8E4M3FN>, %b: tensor<64x128xf8E4M3FN>,
+    %acc: tensor<128x128xf32>) {
+  %g = tile.gather %kv[%rows, %cols] : !tile.view<?x?xbf16>, tensor<16x64xi32>, tensor<16x64xi32> -> tensor<16x64xbf16>
+  %old = tile.atomic add %hist[%bins], %bins : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+  %d = tile.dot %a, %b, %acc : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
+  return
+}
+
+// -----
+
+// Layout attributes and pass-introduced types round-trip (printed with
+// short aliases).
+// CHECK-DAG: #[[B:blocked]] = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[S:slice]] = #tile.slice<dim = 1, parent = #[[B]]>
+// CHECK-DAG: #[[M:mma]] = #tile.mma<version = 3, warps = [4, 1], instr = [64, 128, 16]>
+// CHECK-DAG: #[[D:dot_op]] = #tile.dot_operand<index = 0, parent = #[[M]], k_width = 2>
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: tensor<4x128xf32, #[[B]]>
+// CHECK-SAME: tensor<4xf32, #[[S]]>
+// CHECK-SAME: tensor<64x128xf32, #[[M]]>
+// CHECK-SAME: tensor<64x16xbf16, #[[D]]>
+// CHECK-SAME: !tile.smem<4x128x64xf8E4M3FN, #tile.swizzle<128>>
+// CHECK-SAME: !tile.mbarrier<4>
+func.func @layouts(
+    %a: tensor<4x128xf32, #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>>,
+    %b: tensor<4xf32, #tile.slice<dim = 1, parent = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>>>,
+    %c: tensor<64x128xf32, #tile.mma<version = 3, warps = [4, 1], instr = [64, 128, 16]>>,
+    %d: tensor<64x16xbf16, #tile.dot_operand<index = 0, parent = #tile.mma<version = 3, warps = [4, 1], instr = [64, 128, 16]>, k_width = 2>>,
+    %e: !tile.smem<4x128x64xf8E4M3FN, #tile.swizzle<128>>,
+    %f: !tile.mbarrier<4>) {
+  return
+}

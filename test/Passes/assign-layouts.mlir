@@ -1,0 +1,120 @@
+// RUN: kernel-opt %s -split-input-file -verify-diagnostics -tile-assign-layouts -canonicalize | FileCheck %s
+
+// Loads get a coalesced layout: 16 bytes per thread along the row, lanes
+// along the row, warps down the rows.
+// CHECK-DAG: #[[F32:.*]] = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<dim = 1, parent = #[[F32]]>
+// CHECK-LABEL: func.func @rows
+// CHECK: tile.load {{.*}} -> tensor<4x128xf32, #[[F32]]>
+// CHECK: tile.reduce max {{.*}} -> tensor<4xf32, #[[ROWS]]>
+// CHECK: tile.expand_dims {{.*}} -> tensor<4x1xf32, #[[F32]]>
+// CHECK: tile.broadcast {{.*}} -> tensor<4x128xf32, #[[F32]]>
+// CHECK: arith.subf {{.*}} : tensor<4x128xf32, #[[F32]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.store
+func.func @rows(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  %m = tile.reduce max %t along 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %e = tile.expand_dims %m at 1 : tensor<4xf32> -> tensor<4x1xf32>
+  %b = tile.broadcast %e : tensor<4x1xf32> -> tensor<4x128xf32>
+  %d = arith.subf %t, %b : tensor<4x128xf32>
+  tile.store %d, %v[%c0, %c0] : tensor<4x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// bf16 rows get 8 elements (16 bytes) per thread; tile.num_warps decides
+// the warp count; a single long row spreads warps along it.
+// CHECK-DAG: #[[BF16:.*]] = #tile.blocked<size = [1, 8], threads = [1, 32], warps = [1, 8], order = [1, 0]>
+// CHECK-LABEL: func.func @long_row
+// CHECK: tile.load {{.*}} -> tensor<1x4096xbf16, #[[BF16]]>
+func.func @long_row(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<1x4096xbf16>
+  tile.store %t, %v[%c0, %c0] : tensor<1x4096xbf16>, !tile.view<?x?xbf16>
+  return
+}
+
+// -----
+
+// Where two layouts meet, a conversion is inserted; the operand that is
+// expensive to move (here the reduction) keeps its layout.
+// CHECK-LABEL: func.func @meet
+// CHECK: %[[R:.*]] = tile.reduce add {{.*}} -> tensor<4xf32, #[[S:slice[0-9]*]]>
+// CHECK: %[[U:.*]] = tile.load {{.*}} -> tensor<4xf32, #[[L:.*]]>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[U]] : tensor<4xf32, #[[L]]> -> tensor<4xf32, #[[S]]>
+// CHECK: arith.addf %[[R]], %[[C]] : tensor<4xf32, #[[S]]>
+func.func @meet(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %w = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  %r = tile.reduce add %t along 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %u = tile.load %w[%c0] : !tile.view<?xf32> -> tensor<4xf32>
+  %s = arith.addf %r, %u : tensor<4xf32>
+  tile.store %s, %w[%c0] : tensor<4xf32>, !tile.view<?xf32>
+  return
+}
+
+// -----
+
+// A splat feeding a conversion is rebuilt in the wanted layout.
+// CHECK-LABEL: func.func @splat_remat
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.splat {{.*}} : tensor<4xf32, #slice
+// CHECK-NOT: tile.convert_layout
+func.func @splat_remat(%p: !tile.ptr<f32>, %n: i32, %x: f32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %w = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<4x128xf32>
+  %r = tile.reduce add %t along 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %b = tile.splat %x : tensor<4xf32>
+  %s = arith.mulf %b, %r : tensor<4xf32>
+  tile.store %s, %w[%c0] : tensor<4xf32>, !tile.view<?xf32>
+  return
+}
+
+// -----
+
+// Loop-carried tiles keep their initial layout; the yield converts to it.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<128xf32, #[[L:.*]]>)
+// CHECK: scf.yield {{.*}} : tensor<128xf32, #[[L]]>
+func.func @loop(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c128 = arith.constant 128 : i32
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (tensor<128xf32>) : i32 {
+    %t = tile.load %v[%i] : !tile.view<?xf32> -> tensor<128xf32>
+    %s = arith.addf %acc, %t : tensor<128xf32>
+    scf.yield %s : tensor<128xf32>
+  }
+  tile.store %r, %v[%c0] : tensor<128xf32>, !tile.view<?xf32>
+  return
+}
+
+// -----
+
+func.func @while_tiles(%x: f32) attributes {tile.kernel} {
+  %t = tile.splat %x : tensor<4xf32>
+  // expected-error @+1 {{carrying tiles through scf.while is not supported yet}}
+  %r = scf.while (%a = %t) : (tensor<4xf32>) -> tensor<4xf32> {
+    %c = arith.constant true
+    scf.condition(%c) %a : tensor<4xf32>
+  } do {
+  ^bb0(%a: tensor<4xf32>):
+    scf.yield %a : tensor<4xf32>
+  }
+  return
+}
