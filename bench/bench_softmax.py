@@ -1,0 +1,99 @@
+"""Row softmax: tilec (embedded kernels_dsl/softmax.mlir) against torch.softmax.
+
+Run on a GPU machine with the runtime built:
+    TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \
+    PYTHONPATH=runtime/python python3 bench/bench_softmax.py
+
+Checks the result on fresh random data first (float64 reference), then times
+each kernel with CUDA events around the launch alone, L2 flushed before every
+run, median of many runs; peer and ceiling are measured in the same process.
+"""
+import json
+import os
+import statistics
+import sys
+
+import torch
+
+import tilec
+
+SHAPES = [(4096, 8192), (4096, 4096), (8192, 1000), (1024, 30000)]
+DTYPES = [torch.float32, torch.bfloat16]
+RUNS = 100
+
+
+def flush_l2(buffer):
+    buffer.zero_()
+
+
+def time_median(fn, flush):
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(RUNS):
+        flush()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)  # microseconds
+    return statistics.median(times)
+
+
+def copy_ceiling(flush):
+    x = torch.empty(1 << 28, dtype=torch.float32, device="cuda")  # 1 GiB
+    y = torch.empty_like(x)
+    us = time_median(lambda: y.copy_(x), flush)
+    return 2 * x.numel() * 4 / (us * 1e-6) / 1e12
+
+
+def main():
+    torch.manual_seed(0)
+    flush_buffer = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    flush = lambda: flush_l2(flush_buffer)
+    module = tilec.Module.embedded("softmax")
+    kernels = {torch.float32: module.kernel("softmax_f32"),
+               torch.bfloat16: module.kernel("softmax_bf16")}
+    ceiling = copy_ceiling(flush)
+    print(f"device: {torch.cuda.get_device_name()}  copy ceiling: "
+          f"{ceiling:.2f} TB/s (read+write)")
+    rows = []
+    for dtype in DTYPES:
+        for (m, n) in SHAPES:
+            x = torch.randn(m, n, device="cuda", dtype=dtype) * 3
+            y = torch.full_like(x, float("nan"))
+            kernel = kernels[dtype]
+            kernel((m,), x, y, m, n)
+            torch.cuda.synchronize()
+            ref = torch.softmax(x.double(), dim=1)
+            err = (y.double() - ref).abs().max().item()
+            tol = 1e-5 if dtype == torch.float32 else 8e-3
+            ok = bool(torch.isfinite(y).all()) and err <= tol
+            ours = time_median(lambda: kernel((m,), x, y, m, n), flush)
+            peer = time_median(lambda: torch.softmax(x, dim=1), flush)
+            nbytes = 2 * x.numel() * x.element_size()
+            rows.append(dict(dtype=str(dtype).replace("torch.", ""), rows=m,
+                             cols=n, ours_us=ours, torch_us=peer,
+                             speedup=peer / ours,
+                             ours_tbs=nbytes / (ours * 1e-6) / 1e12,
+                             floor_us=nbytes / (ceiling * 1e12) * 1e6,
+                             max_abs_err=err, correct=ok))
+    print(f"{'dtype':9} {'shape':>12} {'tilec us':>9} {'torch us':>9} "
+          f"{'speedup':>8} {'TB/s':>6} {'%copy':>6} {'floor us':>9} {'maxerr':>9}")
+    for r in rows:
+        print(f"{r['dtype']:9} {str((r['rows'], r['cols'])):>12} "
+              f"{r['ours_us']:9.1f} {r['torch_us']:9.1f} {r['speedup']:8.2f} "
+              f"{r['ours_tbs']:6.2f} {100 * r['ours_tbs'] / ceiling:6.1f} "
+              f"{r['floor_us']:9.1f} {r['max_abs_err']:9.2e}"
+              + ("" if r["correct"] else "  WRONG"))
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "bench_softmax.json"), "w") as f:
+            json.dump(dict(ceiling_tbs=ceiling, rows=rows), f, indent=1)
+    return 0 if all(r["correct"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

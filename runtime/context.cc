@@ -1,0 +1,95 @@
+#include "runtime/context.h"
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+namespace tilec {
+namespace {
+
+// Retains device 0's primary context once per process. It is never released:
+// it is shared with other users of the device and lives as long as they do.
+absl::StatusOr<CUcontext> PrimaryContext(const Driver &driver) {
+  static absl::Mutex mutex(absl::kConstInit);
+  static CUcontext primary ABSL_GUARDED_BY(mutex) = nullptr;
+  absl::MutexLock lock(&mutex);
+  if (primary != nullptr)
+    return primary;
+  cu::CUdevice device = 0;
+  absl::Status status =
+      driver.Check(driver.api().cuDeviceGet(&device, 0), "cuDeviceGet(0)");
+  if (!status.ok())
+    return status;
+  CUcontext context = nullptr;
+  status = driver.Check(driver.api().cuDevicePrimaryCtxRetain(&context, device),
+                        "cuDevicePrimaryCtxRetain");
+  if (!status.ok())
+    return status;
+  primary = context;
+  return primary;
+}
+
+} // namespace
+
+absl::StatusOr<CUcontext> CurrentOrPrimaryContext(const Driver &driver) {
+  CUcontext current = nullptr;
+  absl::Status status =
+      driver.Check(driver.api().cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (!status.ok())
+    return status;
+  if (current != nullptr)
+    return current;
+  absl::StatusOr<CUcontext> primary = PrimaryContext(driver);
+  if (!primary.ok())
+    return primary.status();
+  status =
+      driver.Check(driver.api().cuCtxSetCurrent(*primary), "cuCtxSetCurrent");
+  if (!status.ok())
+    return status;
+  return *primary;
+}
+
+absl::StatusOr<int> CurrentDeviceAttribute(const Driver &driver,
+                                           cu::CUdevice_attribute attribute) {
+  if (absl::StatusOr<CUcontext> context = CurrentOrPrimaryContext(driver);
+      !context.ok())
+    return context.status();
+  cu::CUdevice device = 0;
+  absl::Status status =
+      driver.Check(driver.api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  if (!status.ok())
+    return status;
+  int value = 0;
+  status =
+      driver.Check(driver.api().cuDeviceGetAttribute(&value, attribute, device),
+                   "cuDeviceGetAttribute");
+  if (!status.ok())
+    return status;
+  return value;
+}
+
+bool DeviceAvailable() {
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return false;
+  int count = 0;
+  return (*driver)->api().cuDeviceGetCount(&count) == cu::CUDA_SUCCESS &&
+         count > 0;
+}
+
+ScopedContext::ScopedContext(const Driver &driver, CUcontext context)
+    : driver_(driver) {
+  status_ =
+      driver.Check(driver.api().cuCtxGetCurrent(&previous_), "cuCtxGetCurrent");
+  if (!status_.ok() || previous_ == context)
+    return;
+  status_ =
+      driver.Check(driver.api().cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  restore_ = status_.ok();
+}
+
+ScopedContext::~ScopedContext() {
+  if (restore_)
+    driver_.api().cuCtxSetCurrent(previous_);
+}
+
+} // namespace tilec

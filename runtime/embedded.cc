@@ -1,0 +1,73 @@
+#include "runtime/embedded.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/context.h"
+
+namespace tilec {
+
+// Weak so that the generated table, when linked in, replaces it.
+__attribute__((weak)) absl::Span<const EmbeddedModule> EmbeddedModuleTable() {
+  return {};
+}
+
+absl::Span<const EmbeddedModule> ListEmbedded() {
+  return EmbeddedModuleTable();
+}
+
+std::string TargetForComputeCapability(int major, int minor) {
+  // Architecture-specific ("a") PTX runs only on exactly its compute
+  // capability; plain sm_80 PTX is JIT-compiled for any newer device.
+  if (major == 9 && minor == 0)
+    return "sm_90a";
+  if (major == 10 && minor == 0)
+    return "sm_100a";
+  if (major >= 8)
+    return "sm_80";
+  return "";
+}
+
+absl::StatusOr<std::string> DefaultTarget() {
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  absl::StatusOr<int> major = CurrentDeviceAttribute(
+      **driver, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  if (!major.ok())
+    return major.status();
+  absl::StatusOr<int> minor = CurrentDeviceAttribute(
+      **driver, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  if (!minor.ok())
+    return minor.status();
+  std::string target = TargetForComputeCapability(*major, *minor);
+  if (target.empty())
+    return absl::FailedPreconditionError(
+        absl::StrCat("no tilec target for compute capability ", *major, ".",
+                     *minor, "; tilec needs 8.0 or newer"));
+  return target;
+}
+
+absl::StatusOr<std::unique_ptr<Module>>
+LoadEmbedded(absl::string_view module_name, absl::string_view target) {
+  std::string chosen(target);
+  if (chosen.empty()) {
+    absl::StatusOr<std::string> device_target = DefaultTarget();
+    if (!device_target.ok())
+      return device_target.status();
+    chosen = *device_target;
+  }
+  std::vector<std::string> available;
+  for (const EmbeddedModule &entry : ListEmbedded()) {
+    if (entry.name == module_name && entry.target == chosen)
+      return Module::Load(entry.ptx, entry.metadata);
+    available.push_back(absl::StrCat(entry.name, "@", entry.target));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no embedded module '", module_name, "' for target ", chosen,
+      "; embedded: ",
+      available.empty() ? "(none)" : absl::StrJoin(available, ", ")));
+}
+
+} // namespace tilec

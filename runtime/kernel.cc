@@ -1,0 +1,58 @@
+#include "runtime/kernel.h"
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/context.h"
+
+namespace tilec {
+
+absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
+                            CUstream stream) const {
+  if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
+    return status;
+  ScopedContext scope(driver_, context_);
+  if (!scope.status().ok())
+    return scope.status();
+  absl::InlinedVector<void *, 16> params;
+  params.reserve(args.size());
+  for (const KernelArg &arg : args)
+    params.push_back(arg.ParamAddress());
+  if (info_.HasCluster())
+    return LaunchCluster(grid, params.data(), stream);
+  return driver_.Check(
+      driver_.api().cuLaunchKernel(
+          function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
+          info_.block[2], info_.shared_bytes, stream, params.data(), nullptr),
+      absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
+}
+
+// Thread-block clusters need cuLaunchKernelEx with a cluster-shape attribute.
+absl::Status Kernel::LaunchCluster(Dim3 grid, void **params,
+                                   CUstream stream) const {
+  if (driver_.api().cuLaunchKernelEx == nullptr)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernel '", info_.name,
+        "' needs a cluster launch but the CUDA "
+        "driver lacks cuLaunchKernelEx (CUDA 12.0 or newer is required)"));
+  cu::CUlaunchAttribute attribute = {};
+  attribute.id = cu::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = info_.cluster[0];
+  attribute.value.clusterDim.y = info_.cluster[1];
+  attribute.value.clusterDim.z = info_.cluster[2];
+  cu::CUlaunchConfig config = {};
+  config.gridDimX = grid.x;
+  config.gridDimY = grid.y;
+  config.gridDimZ = grid.z;
+  config.blockDimX = info_.block[0];
+  config.blockDimY = info_.block[1];
+  config.blockDimZ = info_.block[2];
+  config.sharedMemBytes = info_.shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return driver_.Check(
+      driver_.api().cuLaunchKernelEx(&config, function_, params, nullptr),
+      absl::StrCat("cuLaunchKernelEx of kernel '", info_.name, "'"));
+}
+
+} // namespace tilec

@@ -1,0 +1,48 @@
+// A kernel of a loaded module, ready to launch.
+#ifndef TILEC_RUNTIME_KERNEL_H_
+#define TILEC_RUNTIME_KERNEL_H_
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "runtime/driver.h"
+#include "runtime/launch.h"
+#include "runtime/metadata.h"
+
+namespace tilec {
+
+class Module;
+
+// Owned by its Module and valid as long as the Module is. Launch is
+// thread-safe.
+class Kernel {
+public:
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  const KernelInfo &info() const { return info_; }
+  const std::string &name() const { return info_.name; }
+
+  // Validates `args` and `grid` against the metadata (ValidateLaunch), then
+  // enqueues the kernel on `stream` (null: the legacy default stream) with
+  // the metadata's block size, dynamic shared memory and cluster shape.
+  // Launches in the module's context even if the caller switched devices.
+  absl::Status Launch(Dim3 grid, absl::Span<const KernelArg> args,
+                      CUstream stream = nullptr) const;
+
+private:
+  friend class Module;
+  Kernel(const Driver &driver, CUcontext context, CUfunction function,
+         const KernelInfo &info)
+      : driver_(driver), context_(context), function_(function), info_(info) {}
+
+  absl::Status LaunchCluster(Dim3 grid, void **params, CUstream stream) const;
+
+  const Driver &driver_;
+  CUcontext context_;
+  CUfunction function_;
+  const KernelInfo &info_;
+};
+
+} // namespace tilec
+
+#endif // TILEC_RUNTIME_KERNEL_H_

@@ -1,0 +1,71 @@
+// Kernel metadata: the JSON record the compiler writes next to each PTX
+// module (docs/metadata.md). The runtime launches and validates from this
+// alone, never from the PTX text.
+#ifndef TILEC_RUNTIME_METADATA_H_
+#define TILEC_RUNTIME_METADATA_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tilec {
+
+// How a kernel parameter is passed.
+enum class ParamKind {
+  kPtr,       // a global-memory address (8 bytes)
+  kI32,       // 32-bit signed integer
+  kI64,       // 64-bit signed integer
+  kF32,       // float
+  kF64,       // double
+  kTensorMap, // a 128-byte CUtensorMap passed by value
+};
+
+// The metadata spelling of a kind: "ptr", "i32", ..., "tensormap".
+absl::string_view ParamKindName(ParamKind kind);
+std::optional<ParamKind> ParamKindFromName(absl::string_view name);
+
+struct ParamInfo {
+  std::string name;
+  ParamKind kind = ParamKind::kPtr;
+  // Element type of the pointee ("f32", "bf16", ...); empty when not given.
+  std::string elem;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t shared_bytes = 0;
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  std::vector<ParamInfo> params;
+  // Each `tensor_maps` entry as its raw JSON text; its schema is reserved.
+  std::vector<std::string> tensor_maps;
+  // This kernel's whole record as raw JSON text, for callers that want to
+  // read fields themselves (the C and Python APIs).
+  std::string json;
+
+  bool HasCluster() const { return cluster[0] * cluster[1] * cluster[2] != 1; }
+};
+
+struct ModuleInfo {
+  std::string format;
+  std::string target;
+  std::vector<KernelInfo> kernels;
+};
+
+// The only `format` this runtime reads.
+inline constexpr absl::string_view kMetadataFormat = "tilec-metadata-v1";
+
+// Parses and checks a metadata document. Errors are InvalidArgument and name
+// the offending field, e.g. "metadata: kernels[0] ('softmax').params[2]
+// ('rows'): unknown kind 'int'; expected one of ptr, i32, i64, f32, f64,
+// tensormap". Unknown fields are ignored so the format can grow.
+absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json);
+
+} // namespace tilec
+
+#endif // TILEC_RUNTIME_METADATA_H_

@@ -1,0 +1,240 @@
+// The C API: thin wrappers that check arguments, call the C++ API and turn
+// its Status into a code plus a thread-local message.
+#include "runtime/tilec_c_api.h"
+
+#include <exception>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/context.h"
+#include "runtime/embedded.h"
+#include "runtime/module.h"
+
+namespace {
+
+using tilec::Kernel;
+using tilec::KernelArg;
+using tilec::Module;
+
+thread_local std::string last_error;
+
+int Report(const absl::Status &status) {
+  last_error = std::string(status.message());
+  return static_cast<int>(status.code());
+}
+
+// Runs `body` and reports its Status; exceptions (allocation failure) must
+// not cross into C callers.
+template <typename Body> int Guarded(const char *function, Body body) {
+  try {
+    absl::Status status = body();
+    if (!status.ok())
+      status = absl::Status(status.code(),
+                            absl::StrCat(function, ": ", status.message()));
+    return Report(status);
+  } catch (const std::exception &e) {
+    return Report(absl::InternalError(
+        absl::StrCat(function, ": unexpected exception: ", e.what())));
+  } catch (...) {
+    return Report(
+        absl::InternalError(absl::StrCat(function, ": unexpected exception")));
+  }
+}
+
+// Checks (pointer, argument name) pairs in order.
+absl::Status NotNull(
+    std::initializer_list<std::pair<const void *, const char *>> arguments) {
+  for (const auto &[pointer, name] : arguments)
+    if (pointer == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat("argument '", name, "' is NULL"));
+  return absl::OkStatus();
+}
+
+// Handles are the C++ objects themselves under opaque C names: a
+// tilec_module is a Module, a tilec_kernel a Kernel.
+Module *AsModule(tilec_module *handle) {
+  return reinterpret_cast<Module *>(handle);
+}
+const Kernel *AsKernel(tilec_kernel *handle) {
+  return reinterpret_cast<const Kernel *>(handle);
+}
+
+absl::StatusOr<KernelArg> ToKernelArg(const tilec_arg &arg, size_t index) {
+  switch (arg.kind) {
+  case TILEC_ARG_PTR:
+    return KernelArg::Ptr(arg.v.ptr);
+  case TILEC_ARG_I32:
+    return KernelArg::I32(arg.v.i32);
+  case TILEC_ARG_I64:
+    return KernelArg::I64(arg.v.i64);
+  case TILEC_ARG_F32:
+    return KernelArg::F32(arg.v.f32);
+  case TILEC_ARG_F64:
+    return KernelArg::F64(arg.v.f64);
+  case TILEC_ARG_TENSORMAP:
+    return KernelArg::TensorMap(arg.v.ptr);
+  default:
+    return absl::InvalidArgumentError(absl::StrCat(
+        "args[", index, "].kind is ", arg.kind,
+        "; expected TILEC_ARG_PTR (0) through TILEC_ARG_TENSORMAP (5)"));
+  }
+}
+
+absl::Status StoreModule(absl::StatusOr<std::unique_ptr<Module>> module,
+                         tilec_module **out) {
+  if (!module.ok())
+    return module.status();
+  *out = reinterpret_cast<tilec_module *>(module->release());
+  return absl::OkStatus();
+}
+
+} // namespace
+
+extern "C" {
+
+const char *tilec_last_error(void) { return last_error.c_str(); }
+
+int tilec_device_available(int *out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{out, "out"}}); !s.ok())
+      return s;
+    *out = tilec::DeviceAvailable() ? 1 : 0;
+    return absl::OkStatus();
+  });
+}
+
+int tilec_default_target(const char **out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{out, "out"}}); !s.ok())
+      return s;
+    absl::StatusOr<std::string> target = tilec::DefaultTarget();
+    if (!target.ok())
+      return target.status();
+    // Targets are a small fixed set; hand out static strings.
+    for (const char *known : {"sm_80", "sm_90a", "sm_100a"}) {
+      if (*target == known) {
+        *out = known;
+        return absl::OkStatus();
+      }
+    }
+    return absl::InternalError(absl::StrCat("unexpected target ", *target));
+  });
+}
+
+int tilec_module_load(const char *ptx, const char *metadata_json,
+                      tilec_module **out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull(
+            {{ptx, "ptx"}, {metadata_json, "metadata_json"}, {out, "out"}});
+        !s.ok())
+      return s;
+    return StoreModule(Module::Load(ptx, metadata_json), out);
+  });
+}
+
+int tilec_module_load_embedded(const char *name, const char *target,
+                               tilec_module **out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{name, "name"}, {out, "out"}}); !s.ok())
+      return s;
+    return StoreModule(tilec::LoadEmbedded(name, target ? target : ""), out);
+  });
+}
+
+int tilec_embedded_count(size_t *out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{out, "out"}}); !s.ok())
+      return s;
+    *out = tilec::ListEmbedded().size();
+    return absl::OkStatus();
+  });
+}
+
+int tilec_embedded_entry(size_t index, const char **name, const char **target) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{name, "name"}, {target, "target"}}); !s.ok())
+      return s;
+    absl::Span<const tilec::EmbeddedModule> table = tilec::ListEmbedded();
+    if (index >= table.size())
+      return absl::InvalidArgumentError(
+          absl::StrCat("index ", index, " is out of range; ", table.size(),
+                       " modules are embedded"));
+    *name = table[index].name;
+    *target = table[index].target;
+    return absl::OkStatus();
+  });
+}
+
+int tilec_module_unload(tilec_module *module) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{module, "module"}}); !s.ok())
+      return s;
+    delete AsModule(module);
+    return absl::OkStatus();
+  });
+}
+
+int tilec_module_get_kernel(tilec_module *module, const char *name,
+                            tilec_kernel **out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s =
+            NotNull({{module, "module"}, {name, "name"}, {out, "out"}});
+        !s.ok())
+      return s;
+    absl::StatusOr<const Kernel *> kernel = AsModule(module)->GetKernel(name);
+    if (!kernel.ok())
+      return kernel.status();
+    *out = reinterpret_cast<tilec_kernel *>(const_cast<Kernel *>(*kernel));
+    return absl::OkStatus();
+  });
+}
+
+int tilec_kernel_info_json(tilec_kernel *kernel, const char **out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{kernel, "kernel"}, {out, "out"}}); !s.ok())
+      return s;
+    *out = AsKernel(kernel)->info().json.c_str();
+    return absl::OkStatus();
+  });
+}
+
+int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
+                        const tilec_arg *args, size_t nargs, void *stream) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{kernel, "kernel"}, {grid, "grid"}}); !s.ok())
+      return s;
+    if (nargs > 0 && args == nullptr) // NULL is fine when there are none
+      return NotNull({{args, "args"}});
+    std::vector<KernelArg> converted;
+    converted.reserve(nargs);
+    for (size_t i = 0; i < nargs; ++i) {
+      absl::StatusOr<KernelArg> arg = ToKernelArg(args[i], i);
+      if (!arg.ok())
+        return arg.status();
+      converted.push_back(*arg);
+    }
+    return AsKernel(kernel)->Launch({grid[0], grid[1], grid[2]}, converted,
+                                    static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_synchronize(void) {
+  return Guarded(__func__, [&] {
+    absl::StatusOr<const tilec::Driver *> driver = tilec::Driver::Get();
+    if (!driver.ok())
+      return driver.status();
+    absl::StatusOr<CUcontext> context =
+        tilec::CurrentOrPrimaryContext(**driver);
+    if (!context.ok())
+      return context.status();
+    return (*driver)->Check((*driver)->api().cuCtxSynchronize(),
+                            "cuCtxSynchronize");
+  });
+}
+
+} // extern "C"

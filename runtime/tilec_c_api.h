@@ -1,0 +1,91 @@
+/* C API of the tilec runtime, for FFI (Python ctypes and others).
+ *
+ * Every function returns 0 on success or an absl::StatusCode value on error;
+ * tilec_last_error() then describes the failure. Handles are opaque. Kernel
+ * handles belong to their module and die with it. */
+#ifndef TILEC_RUNTIME_TILEC_C_API_H_
+#define TILEC_RUNTIME_TILEC_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes (the absl::StatusCode values the runtime produces). */
+#define TILEC_OK 0
+#define TILEC_ERROR_INVALID_ARGUMENT 3
+#define TILEC_ERROR_NOT_FOUND 5
+#define TILEC_ERROR_RESOURCE_EXHAUSTED 8
+#define TILEC_ERROR_FAILED_PRECONDITION 9
+#define TILEC_ERROR_UNIMPLEMENTED 12
+#define TILEC_ERROR_INTERNAL 13
+
+/* tilec_arg.kind values; they match the metadata's parameter kinds. */
+#define TILEC_ARG_PTR 0 /* v.ptr: device address */
+#define TILEC_ARG_I32 1 /* v.i32 */
+#define TILEC_ARG_I64 2 /* v.i64 */
+#define TILEC_ARG_F32 3 /* v.f32 */
+#define TILEC_ARG_F64 4 /* v.f64 */
+#define TILEC_ARG_TENSORMAP                                                    \
+  5 /* v.ptr: host address of a 128-byte CUtensorMap */
+
+typedef struct tilec_module tilec_module;
+typedef struct tilec_kernel tilec_kernel;
+
+typedef struct {
+  int kind;
+  union {
+    void *ptr;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+  } v;
+} tilec_arg;
+
+/* Message of the most recent call on this thread; "" after a success. */
+const char *tilec_last_error(void);
+
+/* *out = 1 when the CUDA driver loads and reports a device, else 0. */
+int tilec_device_available(int *out);
+
+/* The PTX target for the current device ("sm_90a", ...); static storage. */
+int tilec_default_target(const char **out);
+
+/* Loads PTX plus its metadata JSON (docs/metadata.md). */
+int tilec_module_load(const char *ptx, const char *metadata_json,
+                      tilec_module **out);
+
+/* Loads a module embedded in the library; target NULL: the device's. */
+int tilec_module_load_embedded(const char *name, const char *target,
+                               tilec_module **out);
+
+/* Number of embedded modules, and the name and target of entry `index`. */
+int tilec_embedded_count(size_t *out);
+int tilec_embedded_entry(size_t index, const char **name, const char **target);
+
+/* Unloads the module and invalidates its kernel handles. */
+int tilec_module_unload(tilec_module *module);
+
+int tilec_module_get_kernel(tilec_module *module, const char *name,
+                            tilec_kernel **out);
+
+/* The kernel's metadata record as JSON text; valid while the module is. */
+int tilec_kernel_info_json(tilec_kernel *kernel, const char **out);
+
+/* Launches with the metadata's block size, shared memory and cluster shape.
+ * `args` may be NULL when nargs is 0; `stream` is a CUstream (NULL: the
+ * legacy default stream). */
+int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
+                        const tilec_arg *args, size_t nargs, void *stream);
+
+/* Waits for all work in the current context. */
+int tilec_synchronize(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TILEC_RUNTIME_TILEC_C_API_H_ */

@@ -1,0 +1,169 @@
+// kernels_dsl/softmax.mlir, compiled ahead of time and embedded in the
+// runtime, launched on random rows and compared with a float64 CPU
+// reference. Skips when no CUDA device is present.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "runtime/context.h"
+#include "runtime/embedded.h"
+#include "runtime/module.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using cu::CUdeviceptr;
+
+uint16_t ToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1); // round to nearest even
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+float FromBf16(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+struct Shape {
+  int rows, cols;
+  float scale;
+};
+
+class SoftmaxGpuTest : public ::testing::TestWithParam<Shape> {
+protected:
+  void SetUp() override {
+    absl::StatusOr<const Driver *> driver = Driver::Get();
+    if (!driver.ok())
+      GTEST_SKIP() << "no usable CUDA driver: " << driver.status().message();
+    if (!DeviceAvailable())
+      GTEST_SKIP() << "the CUDA driver reports no device";
+    driver_ = *driver;
+    ASSERT_TRUE(CurrentOrPrimaryContext(*driver_).ok());
+    absl::StatusOr<std::unique_ptr<Module>> module = LoadEmbedded("softmax");
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = std::move(*module);
+  }
+
+  void TearDown() override {
+    for (CUdeviceptr p : buffers_)
+      driver_->api().cuMemFree_v2(p);
+  }
+
+  CUdeviceptr Alloc(size_t bytes) {
+    CUdeviceptr p = 0;
+    EXPECT_EQ(driver_->api().cuMemAlloc_v2(&p, bytes), 0);
+    buffers_.push_back(p);
+    return p;
+  }
+
+  // Runs `kernel` on rows x cols elements of `elem_bytes` each, with the
+  // output poisoned (all bits set: NaN in both types) beforehand.
+  template <typename T>
+  std::vector<T> Run(const char *kernel, const std::vector<T> &input,
+                     int rows, int cols) {
+    size_t bytes = input.size() * sizeof(T);
+    CUdeviceptr x = Alloc(bytes), y = Alloc(bytes);
+    EXPECT_EQ(driver_->api().cuMemcpyHtoD_v2(x, input.data(), bytes), 0);
+    EXPECT_EQ(driver_->api().cuMemsetD32_v2(y, 0xFFFFFFFFu, bytes / 4), 0);
+    absl::StatusOr<const Kernel *> k = module_->GetKernel(kernel);
+    EXPECT_TRUE(k.ok()) << k.status();
+    KernelArg args[] = {KernelArg::DevicePtr(x), KernelArg::DevicePtr(y),
+                        KernelArg::I32(rows), KernelArg::I32(cols)};
+    absl::Status status = (*k)->Launch(Dim3{uint32_t(rows), 1, 1}, args);
+    EXPECT_TRUE(status.ok()) << status;
+    EXPECT_EQ(driver_->api().cuCtxSynchronize(), 0);
+    std::vector<T> out(input.size());
+    EXPECT_EQ(driver_->api().cuMemcpyDtoH_v2(out.data(), y, bytes), 0);
+    return out;
+  }
+
+  static std::vector<double> Reference(const std::vector<double> &x, int rows,
+                                       int cols) {
+    std::vector<double> ref(x.size());
+    for (int r = 0; r < rows; ++r) {
+      const double *row = &x[size_t(r) * cols];
+      double m = -INFINITY, s = 0;
+      for (int c = 0; c < cols; ++c)
+        m = std::max(m, row[c]);
+      for (int c = 0; c < cols; ++c)
+        s += std::exp(row[c] - m);
+      for (int c = 0; c < cols; ++c)
+        ref[size_t(r) * cols + c] = std::exp(row[c] - m) / s;
+    }
+    return ref;
+  }
+
+  const Driver *driver_ = nullptr;
+  std::unique_ptr<Module> module_;
+  std::vector<CUdeviceptr> buffers_;
+};
+
+TEST_P(SoftmaxGpuTest, F32MatchesReference) {
+  Shape shape = GetParam();
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal(0.f, shape.scale);
+  std::vector<float> x(size_t(shape.rows) * shape.cols);
+  for (float &v : x)
+    v = normal(rng);
+  std::vector<double> xd(x.begin(), x.end());
+  std::vector<double> ref = Reference(xd, shape.rows, shape.cols);
+  std::vector<float> y = Run("softmax_f32", x, shape.rows, shape.cols);
+  size_t bad = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    if (!(std::fabs(y[i] - ref[i]) <= 1e-6 + 1e-4 * ref[i]) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": got " << y[i] << ", want "
+                    << ref[i];
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST_P(SoftmaxGpuTest, Bf16MatchesReference) {
+  Shape shape = GetParam();
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal(0.f, shape.scale);
+  std::vector<uint16_t> x(size_t(shape.rows) * shape.cols);
+  std::vector<double> xd(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = ToBf16(normal(rng));
+    xd[i] = FromBf16(x[i]);
+  }
+  std::vector<double> ref = Reference(xd, shape.rows, shape.cols);
+  std::vector<uint16_t> y = Run("softmax_bf16", x, shape.rows, shape.cols);
+  size_t bad = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    double got = FromBf16(y[i]);
+    // bf16 keeps 8 significant bits: half an ulp is 2^-9 relative.
+    if (!(std::fabs(got - ref[i]) <= 1e-6 + 8e-3 * ref[i]) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": got " << got << ", want "
+                    << ref[i];
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+// Single-tile rows (any width up to 8192, including ragged ones) and
+// chunked rows (wider than 8192, with a ragged last chunk).
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, SoftmaxGpuTest,
+    ::testing::Values(Shape{4096, 8192, 1.f}, Shape{37, 1000, 1.f},
+                      Shape{5, 1, 1.f}, Shape{3, 17, 1.f},
+                      Shape{64, 8191, 1.f}, Shape{16, 8193, 1.f},
+                      Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
+                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f}));
+
+TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {
+  absl::StatusOr<const Kernel *> k = module_->GetKernel("softmax_f32");
+  ASSERT_TRUE(k.ok());
+  KernelArg too_few[] = {KernelArg::I32(1)};
+  absl::Status status = (*k)->Launch(Dim3{1, 1, 1}, too_few);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("rows"), std::string::npos) << status;
+}
+
+} // namespace
+} // namespace tilec

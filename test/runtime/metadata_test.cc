@@ -1,0 +1,210 @@
+#include "runtime/metadata.h"
+
+#include <ostream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The example of docs/metadata.md.
+constexpr char kSoftmaxKernel[] = R"({
+      "name": "softmax_f32",
+      "block": [256, 1, 1],
+      "shared_bytes": 2048,
+      "cluster": [1, 1, 1],
+      "params": [
+        {"name": "x",    "kind": "ptr", "elem": "f32"},
+        {"name": "y",    "kind": "ptr", "elem": "f32"},
+        {"name": "rows", "kind": "i32"},
+        {"name": "cols", "kind": "i32"}
+      ],
+      "tensor_maps": []
+    })";
+
+std::string Document(absl::string_view kernels) {
+  return absl::StrCat(R"({"format": "tilec-metadata-v1", "target": "sm_90a",)",
+                      R"( "kernels": [)", kernels, "]}");
+}
+
+// The softmax kernel with one piece of text replaced.
+std::string WithSoftmax(absl::string_view from, absl::string_view to) {
+  std::string kernel = kSoftmaxKernel;
+  EXPECT_TRUE(absl::StrContains(kernel, from)) << from;
+  return Document(absl::StrReplaceAll(kernel, {{from, to}}));
+}
+
+TEST(MetadataTest, ParsesTheDocumentedExample) {
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(Document(kSoftmaxKernel));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->format, "tilec-metadata-v1");
+  EXPECT_EQ(info->target, "sm_90a");
+  ASSERT_EQ(info->kernels.size(), 1u);
+  const KernelInfo &kernel = info->kernels[0];
+  EXPECT_EQ(kernel.name, "softmax_f32");
+  EXPECT_THAT(kernel.block, ElementsAre(256, 1, 1));
+  EXPECT_EQ(kernel.shared_bytes, 2048u);
+  EXPECT_THAT(kernel.cluster, ElementsAre(1, 1, 1));
+  EXPECT_FALSE(kernel.HasCluster());
+  ASSERT_EQ(kernel.params.size(), 4u);
+  EXPECT_EQ(kernel.params[0].name, "x");
+  EXPECT_EQ(kernel.params[0].kind, ParamKind::kPtr);
+  EXPECT_EQ(kernel.params[0].elem, "f32");
+  EXPECT_EQ(kernel.params[2].name, "rows");
+  EXPECT_EQ(kernel.params[2].kind, ParamKind::kI32);
+  EXPECT_EQ(kernel.params[2].elem, "");
+  EXPECT_TRUE(kernel.tensor_maps.empty());
+  EXPECT_EQ(kernel.json, kSoftmaxKernel);
+}
+
+TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(Document(R"({
+      "name": "gemm", "block": [128, 1, 1], "shared_bytes": 200000,
+      "cluster": [2, 1, 1],
+      "params": [
+        {"name": "a", "kind": "tensormap", "elem": "f8e4m3"},
+        {"name": "c", "kind": "ptr", "elem": "bf16"},
+        {"name": "m", "kind": "i32"}, {"name": "k", "kind": "i64"},
+        {"name": "alpha", "kind": "f32"}, {"name": "beta", "kind": "f64"}],
+      "tensor_maps": [{"param": "a", "rank": 2}],
+      "registers": 168
+    }, {"name": "empty", "block": [32, 1, 1], "shared_bytes": 0,
+        "cluster": [1, 1, 1], "params": [], "tensor_maps": []})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_EQ(info->kernels.size(), 2u);
+  const KernelInfo &gemm = info->kernels[0];
+  EXPECT_TRUE(gemm.HasCluster());
+  EXPECT_EQ(gemm.shared_bytes, 200000u);
+  ASSERT_EQ(gemm.params.size(), 6u);
+  EXPECT_EQ(gemm.params[0].kind, ParamKind::kTensorMap);
+  EXPECT_EQ(gemm.params[3].kind, ParamKind::kI64);
+  EXPECT_EQ(gemm.params[4].kind, ParamKind::kF32);
+  EXPECT_EQ(gemm.params[5].kind, ParamKind::kF64);
+  EXPECT_THAT(gemm.tensor_maps, ElementsAre(R"({"param": "a", "rank": 2})"));
+  EXPECT_TRUE(info->kernels[1].params.empty());
+}
+
+TEST(MetadataTest, KindNamesRoundTrip) {
+  for (ParamKind kind :
+       {ParamKind::kPtr, ParamKind::kI32, ParamKind::kI64, ParamKind::kF32,
+        ParamKind::kF64, ParamKind::kTensorMap})
+    EXPECT_EQ(ParamKindFromName(ParamKindName(kind)), kind);
+  EXPECT_EQ(ParamKindFromName("f16"), std::nullopt);
+}
+
+struct BadCase {
+  std::string name;
+  std::string document;
+  std::string message;
+};
+
+// Keeps test names readable (gtest would print the struct's bytes).
+void PrintTo(const BadCase &c, std::ostream *os) { *os << c.name; }
+
+class BadMetadataTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadMetadataTest, NamesTheProblem) {
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(GetParam().document);
+  ASSERT_FALSE(info.ok()) << "accepted: " << GetParam().document;
+  EXPECT_EQ(info.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(info.status().message(), HasSubstr("metadata: "));
+  EXPECT_THAT(info.status().message(), HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadMetadataTest,
+    ::testing::Values(
+        BadCase{"MalformedJson", R"({"format": })",
+                "malformed JSON at byte 11: expected a value, got '}'"},
+        BadCase{"NotAnObject", "[]",
+                "expected a JSON object at the top level, got array"},
+        BadCase{"MissingFormat", R"({"target": "sm_80", "kernels": []})",
+                "missing required field 'format'"},
+        BadCase{"FormatNotString", R"({"format": 1})",
+                "format: expected string, got number"},
+        BadCase{"WrongFormat",
+                R"({"format": "tilec-metadata-v2", "target": "sm_80",
+                    "kernels": []})",
+                "format: unsupported format 'tilec-metadata-v2'; expected "
+                "'tilec-metadata-v1'"},
+        BadCase{"MissingTarget", R"({"format": "tilec-metadata-v1"})",
+                "missing required field 'target'"},
+        BadCase{"EmptyTarget",
+                R"({"format": "tilec-metadata-v1", "target": ""})",
+                "target: must not be empty"},
+        BadCase{"KernelsNotArray",
+                R"({"format": "tilec-metadata-v1", "target": "sm_80",
+                    "kernels": {}})",
+                "kernels: expected array, got object"},
+        BadCase{"KernelNotObject", Document("3"),
+                "kernels[0]: expected object, got number"},
+        BadCase{"MissingName", WithSoftmax(R"("name": "softmax_f32",)", ""),
+                "kernels[0]: missing required field 'name'"},
+        BadCase{"EmptyName", WithSoftmax("softmax_f32", ""),
+                "kernels[0].name: must not be empty"},
+        BadCase{"MissingBlock", WithSoftmax(R"("block": [256, 1, 1],)", ""),
+                "kernels[0] ('softmax_f32'): missing required field 'block'"},
+        BadCase{"BlockTooShort", WithSoftmax("[256, 1, 1]", "[256, 1]"),
+                "kernels[0] ('softmax_f32').block: expected 3 elements, got 2"},
+        BadCase{"BlockZero", WithSoftmax("[256, 1, 1]", "[256, 0, 1]"),
+                "block[1]: expected an integer in [1, 4294967295], got 0"},
+        BadCase{"BlockFraction", WithSoftmax("[256, 1, 1]", "[25.5, 1, 1]"),
+                "block[0]: expected an integer in [1, 4294967295], got 25.5"},
+        BadCase{"BlockString", WithSoftmax("[256, 1, 1]", R"(["256", 1, 1])"),
+                "block[0]: expected an integer in [1, 4294967295], got string"},
+        BadCase{"BlockTooLarge", WithSoftmax("[256, 1, 1]", "[256, 8, 1]"),
+                "block: 2048 threads per block; at most 1024"},
+        BadCase{"SharedNegative", WithSoftmax("2048", "-1"),
+                "shared_bytes: expected an integer in [0, 4294967295], got -1"},
+        BadCase{"SharedNotNumber", WithSoftmax("2048", "null"),
+                "shared_bytes: expected number, got null"},
+        BadCase{"MissingCluster", WithSoftmax(R"("cluster": [1, 1, 1],)", ""),
+                "missing required field 'cluster'"},
+        BadCase{"ClusterZero", WithSoftmax("[1, 1, 1]", "[0, 1, 1]"),
+                "cluster[0]: expected an integer in [1, 4294967295], got 0"},
+        BadCase{"ParamsNotArray",
+                WithSoftmax(R"("params": [)", R"("params": 1, "x": [)"),
+                "params: expected array, got number"},
+        BadCase{"ParamNotObject",
+                WithSoftmax(R"({"name": "x",    "kind": "ptr", "elem": "f32"})",
+                            R"("x")"),
+                "params[0]: expected object, got string"},
+        BadCase{"ParamMissingName", WithSoftmax(R"("name": "rows", )", ""),
+                "params[2]: missing required field 'name'"},
+        BadCase{"ParamMissingKind", WithSoftmax(R"(, "kind": "i32"})", "}"),
+                "params[2] ('rows'): missing required field 'kind'"},
+        BadCase{"UnknownKind",
+                WithSoftmax(R"("kind": "i32"})", R"("kind": "int"})"),
+                "params[2] ('rows'): unknown kind 'int'; expected one of "
+                "ptr, i32, i64, f32, f64, tensormap"},
+        BadCase{"ElemNotString",
+                WithSoftmax(R"("elem": "f32"})", R"("elem": 32})"),
+                "params[0] ('x').elem: expected string, got number"},
+        BadCase{"DuplicateParam",
+                WithSoftmax(R"("name": "cols")", R"("name": "rows")"),
+                "params[3]: duplicate parameter name 'rows'"},
+        BadCase{"MissingTensorMaps",
+                WithSoftmax(R"(,
+      "tensor_maps": [])",
+                            ""),
+                "missing required field 'tensor_maps'"},
+        BadCase{"TensorMapNotObject",
+                WithSoftmax(R"("tensor_maps": [])", R"("tensor_maps": [1])"),
+                "tensor_maps[0]: expected object, got number"},
+        BadCase{"DuplicateKernel",
+                Document(absl::StrCat(kSoftmaxKernel, ",", kSoftmaxKernel)),
+                "kernels[1]: duplicate kernel name 'softmax_f32'"}),
+    [](const ::testing::TestParamInfo<BadCase> &info) {
+      return info.param.name;
+    });
+
+} // namespace
+} // namespace tilec
