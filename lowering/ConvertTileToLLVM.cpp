@@ -49,6 +49,23 @@ bool hasTileTypes(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTile);
 }
 
+/// Every tile must have a layout the register lowering understands; say so
+/// at the first op that produces one that does not.
+LogicalResult checkLayoutsAssigned(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (tensor && failed(getDistribution(tensor))) {
+        op->emitOpError("tile has no register layout; run "
+                        "tile-assign-layouts first");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Declares the dynamic shared-memory array kernels address scratch in.
 void declareSharedMemory(ModuleOp module) {
   if (module.lookupSymbol(kSharedMemorySymbol))
@@ -73,6 +90,8 @@ struct ConvertTileToLLVMPass
                          << llvm::join(getSupportedTargets(), ", ");
       return signalPassFailure();
     }
+    if (failed(checkLayoutsAssigned(module)))
+      return signalPassFailure();
     declareSharedMemory(module);
 
     TileTypeConverter converter(context);
@@ -89,6 +108,10 @@ struct ConvertTileToLLVMPass
     populateKernelPatterns(converter, patterns, target);
     populateMemoryOpPatterns(converter, patterns);
     populateRegisterOpPatterns(converter, patterns);
+    populateScanPatterns(converter, patterns);
+    populateSortPatterns(converter, patterns);
+    populateHistogramPatterns(converter, patterns);
+    populateScatterPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -119,16 +119,15 @@ Value mlir::tile::combineValues(OpBuilder &b, Location loc, CombineKind kind,
   llvm_unreachable("unknown combine kind");
 }
 
-Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
-                             unsigned mask) {
+Value mlir::tile::shuffle(OpBuilder &b, Location loc, Value v,
+                          NVVM::ShflKind kind, Value lane, unsigned clamp) {
   Type type = v.getType();
   unsigned bits = type.getIntOrFloatBitWidth();
   Value fullMask = i32Const(b, loc, -1);
-  Value offset = i32Const(b, loc, mask);
-  Value clamp = i32Const(b, loc, 0x1f);
+  Value clampValue = i32Const(b, loc, clamp);
   auto shfl = [&](Value x) -> Value {
-    return b.create<NVVM::ShflOp>(loc, x.getType(), fullMask, x, offset,
-                                  clamp, NVVM::ShflKind::bfly, UnitAttr());
+    return b.create<NVVM::ShflOp>(loc, x.getType(), fullMask, x, lane,
+                                  clampValue, kind, UnitAttr());
   };
   if (type.isF32() || type.isInteger(32))
     return shfl(v);
@@ -153,6 +152,46 @@ Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
   Value back = b.create<LLVM::TruncOp>(loc, narrowInt, shfl(wide));
   return isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, type, back)
                               : back;
+}
+
+Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
+                             unsigned mask) {
+  return shuffle(b, loc, v, NVVM::ShflKind::bfly, i32Const(b, loc, mask),
+                 0x1f);
+}
+
+Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
+                              Type type) {
+  auto constant = [&](Attribute attr) -> Value {
+    return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(attr));
+  };
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (kind) {
+    case CombineKind::Mul:
+      return constant(b.getFloatAttr(type, 1.0));
+    case CombineKind::Max:
+      return constant(
+          b.getFloatAttr(type, llvm::APFloat::getInf(sem, /*Negative=*/true)));
+    case CombineKind::Min:
+      return constant(b.getFloatAttr(type, llvm::APFloat::getInf(sem)));
+    default:
+      return constant(b.getFloatAttr(type, 0.0));
+    }
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case CombineKind::Mul:
+    return constant(b.getIntegerAttr(type, 1));
+  case CombineKind::Max:
+    return constant(b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(bits)));
+  case CombineKind::Min:
+    return constant(b.getIntegerAttr(type, llvm::APInt::getSignedMaxValue(bits)));
+  case CombineKind::And:
+    return constant(b.getIntegerAttr(type, llvm::APInt::getAllOnes(bits)));
+  default:
+    return constant(b.getIntegerAttr(type, 0));
+  }
 }
 
 void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {

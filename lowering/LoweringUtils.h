@@ -40,6 +40,14 @@ Value linearize(OpBuilder &b, Location loc, ValueRange coords,
 Value combineValues(OpBuilder &b, Location loc, CombineKind kind, Value lhs,
                     Value rhs);
 
+/// `shfl.sync.<kind>` of a value of any width up to 64 bits (`lane` is the
+/// source lane, delta or xor mask, i32).
+Value shuffle(OpBuilder &b, Location loc, Value v, NVVM::ShflKind kind,
+              Value lane, unsigned clamp);
+
+/// The neutral element of `kind` for `type` (exch has none; gives zero).
+Value getIdentity(OpBuilder &b, Location loc, CombineKind kind, Type type);
+
 /// The value `v` of the lane whose id is this lane's xor `mask`.
 Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
 

@@ -23,6 +23,18 @@ void populateMemoryOpPatterns(TileTypeConverter &converter,
 /// and element-wise arith/math on tiles.
 void populateRegisterOpPatterns(TileTypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// scan: in-thread, lane shuffles, cross-warp scratch.
+void populateScanPatterns(TileTypeConverter &converter,
+                          RewritePatternSet &patterns);
+/// sort: bitonic network in shared scratch.
+void populateSortPatterns(TileTypeConverter &converter,
+                          RewritePatternSet &patterns);
+/// histogram: shared-memory atomics.
+void populateHistogramPatterns(TileTypeConverter &converter,
+                               RewritePatternSet &patterns);
+/// scatter: placement through shared scratch.
+void populateScatterPatterns(TileTypeConverter &converter,
+                             RewritePatternSet &patterns);
 /// Kernels, returns and grid queries.
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);

@@ -113,7 +113,11 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   if (printStages) {
     context.disableMultithreading();
-    pm.enableIRPrinting();
+    // After every pass, changed or not, so each stage can be read in order.
+    pm.enableIRPrinting(
+        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
   tile::TileToPTXOptions options;
   options.target = target;

@@ -1,0 +1,85 @@
+//===- HistogramLowering.cpp - counting through shared atomics -----------===//
+//
+// The bins live in shared scratch: threads zero the bins they hold in the
+// result layout, add one per counted element with a shared-memory atomic,
+// and read their bins back after a barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct HistogramLowering : public OpConversionPattern<HistogramOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(HistogramOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    FailureOr<Distribution> src = getDistribution(srcType);
+    FailureOr<Distribution> result = getDistribution(resultType);
+    if (failed(src) || failed(result))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    if (op.getMask() && cast<RankedTensorType>(op.getMask().getType())
+                                .getEncoding() != srcType.getEncoding())
+      return op.emitOpError("mask must have the layout of the values");
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i32 = b.getI32Type();
+    int64_t bins = resultType.getNumElements();
+    ValueRange values = adaptor.getSrc();
+    ValueRange mask = adaptor.getMask();
+
+    ctaBarrier(b, loc);
+    ThreadPosition resultPos = getThreadPosition(b, loc, *result);
+    SmallVector<Value> binOf;
+    for (int64_t e = 0; e < result->numElements(); ++e) {
+      binOf.push_back(getElementCoords(b, loc, *result, resultPos, e)[0]);
+      storeScratch(b, loc, op, i32Const(b, loc, 0), binOf.back());
+    }
+    ctaBarrier(b, loc);
+    for (auto [e, value] : llvm::enumerate(values)) {
+      Type type = value.getType();
+      // Unsigned compare also rejects negative values.
+      Value counted = b.create<LLVM::ICmpOp>(
+          loc, LLVM::ICmpPredicate::ult, value,
+          b.create<LLVM::ConstantOp>(loc, type, b.getIntegerAttr(type, bins)));
+      if (!mask.empty())
+        counted = b.create<LLVM::AndOp>(loc, counted, mask[e]);
+      auto ifOp = b.create<scf::IfOp>(loc, counted, /*withElse=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      Value bin = value;
+      if (type.getIntOrFloatBitWidth() > 32)
+        bin = tb.create<LLVM::TruncOp>(loc, i32, value);
+      else if (type.getIntOrFloatBitWidth() < 32)
+        bin = tb.create<LLVM::ZExtOp>(loc, i32, value);
+      Value addr = getScratchAddress(tb, loc, op, i32, bin);
+      tb.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, addr,
+                                   i32Const(tb, loc, 1),
+                                   LLVM::AtomicOrdering::monotonic);
+    }
+    ctaBarrier(b, loc);
+    SmallVector<Value> counts;
+    for (Value bin : binOf)
+      counts.push_back(loadScratch(b, loc, op, i32, bin));
+    rewriter.replaceOpWithMultiple(op, {counts});
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateHistogramPatterns(TileTypeConverter &converter,
+                                           RewritePatternSet &patterns) {
+  patterns.add<HistogramLowering>(converter, patterns.getContext());
+}

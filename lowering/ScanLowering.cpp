@@ -1,0 +1,210 @@
+//===- ScanLowering.cpp - prefix combines along a tile dimension ---------===//
+//
+// Along the scanned dimension a thread holds `reps` runs of `size`
+// consecutive elements; lanes and then warps tile each run, and runs repeat
+// every CTA coverage. Each run is scanned in the thread, the run totals are
+// scanned across lanes with shfl.up (shfl.down when reversed), and the
+// per-(run, warp) totals meet in shared scratch, where every thread combines
+// the totals that precede its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+Value icmp(OpBuilder &b, Location loc, LLVM::ICmpPredicate pred, Value lhs,
+           int64_t rhs) {
+  return b.create<LLVM::ICmpOp>(loc, pred, lhs, i32Const(b, loc, rhs));
+}
+
+struct ScanLowering : public OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    FailureOr<Distribution> dist = getDistribution(srcType);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    unsigned dim = op.getDim();
+    unsigned bd = dist->tileDims[dim];
+    if (dist->wraps(bd))
+      return op.emitOpError("scans a tile narrower than the CTA along "
+                            "dimension ")
+             << dim << "; use fewer warps or a longer tile";
+    if (srcType.getElementType().isInteger(1))
+      return op.emitOpError("scans of i1 tiles are not supported; extend "
+                            "to i32 first");
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    CombineKind kind = op.getKind();
+    bool reverse = op.getReverse();
+    ValueRange values = adaptor.getSrc();
+    Type type = values.front().getType();
+    BlockedLayoutAttr blocked = dist->blocked;
+    int64_t size = blocked.getSizePerThread()[bd];
+    int64_t reps = dist->perThread[bd] / size;
+    int64_t lanes = blocked.getThreadsPerWarp()[bd];
+    int64_t warps = blocked.getWarpsPerCTA()[bd];
+    int64_t laneStride = dist->laneStride(bd);
+    int64_t chunks = reps * warps;
+    Distribution rows = getReducedDistribution(*dist, dim);
+
+    ThreadPosition pos = getThreadPosition(b, loc, *dist);
+    Value laneIdx = b.create<LLVM::URemOp>(
+        loc, b.create<LLVM::UDivOp>(loc, pos.lane, i32Const(b, loc, laneStride)),
+        i32Const(b, loc, lanes));
+    Value warpIdx = pos.warpIndex[bd];
+    Value identity = getIdentity(b, loc, kind, type);
+    auto combine = [&](Value lhs, Value rhs) {
+      return combineValues(b, loc, kind, lhs, rhs);
+    };
+    auto select = [&](Value cond, Value t, Value f) -> Value {
+      return b.create<LLVM::SelectOp>(loc, cond, t, f);
+    };
+    // Lanes earlier in scan order have smaller (larger when reversed)
+    // indices along the dimension.
+    NVVM::ShflKind towards = reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
+    unsigned clamp = reverse ? 0x1f : 0;
+    int64_t firstLane = reverse ? lanes - 1 : 0;
+    int64_t lastLane = reverse ? 0 : lanes - 1;
+
+    // Per (row, rep): in-thread prefixes, and the lane-exclusive and warp
+    // totals of the run.
+    int64_t numRows = rows.numElements();
+    SmallVector<SmallVector<Value>> inclusive(numRows * reps),
+        exclusive(numRows * reps);
+    SmallVector<Value> laneExcl(numRows * reps), warpTotal(numRows * reps);
+    for (int64_t r = 0; r < numRows; ++r) {
+      SmallVector<int64_t> local = rows.localIndex(r);
+      for (int64_t q = 0; q < reps; ++q) {
+        int64_t rq = r * reps + q;
+        inclusive[rq].resize(size);
+        exclusive[rq].resize(size);
+        Value acc;
+        for (int64_t i = 0; i < size; ++i) {
+          int64_t s = reverse ? size - 1 - i : i;
+          local[bd] = q * size + s;
+          Value v = values[dist->elementOf(local)];
+          exclusive[rq][s] = acc ? acc : identity;
+          acc = acc ? combine(acc, v) : v;
+          inclusive[rq][s] = acc;
+        }
+        Value x = acc;
+        for (int64_t off = 1; off < lanes; off *= 2) {
+          Value y = shuffle(b, loc, x, towards,
+                            i32Const(b, loc, off * laneStride), clamp);
+          Value inRange =
+              reverse ? icmp(b, loc, LLVM::ICmpPredicate::ult, laneIdx,
+                             lanes - off)
+                      : icmp(b, loc, LLVM::ICmpPredicate::uge, laneIdx, off);
+          x = select(inRange, combine(y, x), x);
+        }
+        laneExcl[rq] = identity;
+        if (lanes > 1) {
+          Value y = shuffle(b, loc, x, towards, i32Const(b, loc, laneStride),
+                            clamp);
+          laneExcl[rq] = select(
+              icmp(b, loc, LLVM::ICmpPredicate::eq, laneIdx, firstLane),
+              identity, y);
+        }
+        warpTotal[rq] = x;
+        if (lanes > 1 && chunks > 1) {
+          // The run total sits in the last lane (in scan order).
+          Value srcLane = b.create<LLVM::AddOp>(
+              loc,
+              b.create<LLVM::SubOp>(
+                  loc, pos.lane,
+                  b.create<LLVM::MulOp>(loc, laneIdx,
+                                        i32Const(b, loc, laneStride))),
+              i32Const(b, loc, lastLane * laneStride));
+          warpTotal[rq] =
+              shuffle(b, loc, x, NVVM::ShflKind::idx, srcLane, 0x1f);
+        }
+      }
+    }
+
+    // Combined totals of the (rep, warp) chunks before each run.
+    SmallVector<Value> chunkPrefix(numRows * reps, identity);
+    if (chunks > 1) {
+      SmallVector<int64_t> rowShape(srcType.getShape());
+      rowShape.erase(rowShape.begin() + dim);
+      SmallVector<Value> rowBase;
+      for (int64_t r = 0; r < numRows; ++r)
+        rowBase.push_back(b.create<LLVM::MulOp>(
+            loc,
+            linearize(b, loc, getElementCoords(b, loc, rows, pos, r),
+                      rowShape),
+            i32Const(b, loc, chunks)));
+      ctaBarrier(b, loc);
+      for (int64_t r = 0; r < numRows; ++r)
+        for (int64_t q = 0; q < reps; ++q) {
+          Value slot = b.create<LLVM::AddOp>(
+              loc, rowBase[r],
+              b.create<LLVM::AddOp>(loc, warpIdx,
+                                    i32Const(b, loc, q * warps)));
+          storeScratch(b, loc, op, warpTotal[r * reps + q], slot);
+        }
+      ctaBarrier(b, loc);
+      for (int64_t r = 0; r < numRows; ++r) {
+        Value carry = identity;
+        for (int64_t i = 0; i < reps; ++i) {
+          int64_t q = reverse ? reps - 1 - i : i;
+          Value before = identity, total;
+          for (int64_t w = 0; w < warps; ++w) {
+            Value v = loadScratch(
+                b, loc, op, type,
+                b.create<LLVM::AddOp>(loc, rowBase[r],
+                                      i32Const(b, loc, q * warps + w)));
+            total = total ? combine(total, v) : v;
+            if (warps == 1)
+              continue;
+            // Warp w precedes this one in scan order.
+            Value earlier = icmp(
+                b, loc,
+                reverse ? LLVM::ICmpPredicate::ult : LLVM::ICmpPredicate::ugt,
+                warpIdx, w);
+            before = select(earlier, combine(before, v), before);
+          }
+          chunkPrefix[r * reps + q] = combine(carry, before);
+          carry = combine(carry, total);
+        }
+      }
+    }
+
+    SmallVector<Value> results(values.size());
+    for (int64_t r = 0; r < numRows; ++r) {
+      SmallVector<int64_t> local = rows.localIndex(r);
+      for (int64_t q = 0; q < reps; ++q) {
+        int64_t rq = r * reps + q;
+        Value offset = laneExcl[rq];
+        if (chunks > 1)
+          offset = combine(chunkPrefix[rq], offset);
+        for (int64_t s = 0; s < size; ++s) {
+          local[bd] = q * size + s;
+          Value mine =
+              op.getExclusive() ? exclusive[rq][s] : inclusive[rq][s];
+          results[dist->elementOf(local)] = combine(offset, mine);
+        }
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateScanPatterns(TileTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<ScanLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,87 @@
+//===- ScatterLowering.cpp - placing elements at computed positions ------===//
+//
+// The destination tile is staged in shared scratch, the selected source
+// elements overwrite their positions there, and the result is read back in
+// the destination's layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct ScatterLowering : public OpConversionPattern<ScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto destType = cast<RankedTensorType>(op.getDest().getType());
+    FailureOr<Distribution> src = getDistribution(srcType);
+    FailureOr<Distribution> dest = getDistribution(destType);
+    if (failed(src) || failed(dest))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    auto sameLayout = [&](Value v) {
+      return !v || cast<RankedTensorType>(v.getType()).getEncoding() ==
+                       srcType.getEncoding();
+    };
+    if (!sameLayout(op.getIndices()) || !sameLayout(op.getMask()))
+      return op.emitOpError("indices and mask must have the layout of the "
+                            "source");
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    int64_t size = destType.getNumElements();
+    ValueRange values = adaptor.getSrc();
+    ValueRange indices = adaptor.getIndices();
+    ValueRange mask = adaptor.getMask();
+    Type elementType = adaptor.getDest().front().getType();
+
+    ctaBarrier(b, loc);
+    ThreadPosition destPos = getThreadPosition(b, loc, *dest);
+    SmallVector<Value> places;
+    for (auto [e, value] : llvm::enumerate(adaptor.getDest())) {
+      places.push_back(getElementCoords(b, loc, *dest, destPos, e)[0]);
+      storeScratch(b, loc, op, value, places.back());
+    }
+    ctaBarrier(b, loc);
+    for (auto [e, value] : llvm::enumerate(values)) {
+      Value index = indices[e];
+      Type type = index.getType();
+      // Unsigned compare also rejects negative positions.
+      Value inside = b.create<LLVM::ICmpOp>(
+          loc, LLVM::ICmpPredicate::ult, index,
+          b.create<LLVM::ConstantOp>(loc, type, b.getIntegerAttr(type, size)));
+      if (!mask.empty())
+        inside = b.create<LLVM::AndOp>(loc, inside, mask[e]);
+      auto ifOp = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      if (type.getIntOrFloatBitWidth() > 32)
+        index = tb.create<LLVM::TruncOp>(loc, tb.getI32Type(), index);
+      else if (type.getIntOrFloatBitWidth() < 32)
+        index = tb.create<LLVM::ZExtOp>(loc, tb.getI32Type(), index);
+      storeScratch(tb, loc, op, value, index);
+    }
+    ctaBarrier(b, loc);
+    SmallVector<Value> results;
+    for (Value place : places)
+      results.push_back(loadScratch(b, loc, op, elementType, place));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateScatterPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<ScatterLowering>(converter, patterns.getContext());
+}

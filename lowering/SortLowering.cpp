@@ -1,0 +1,193 @@
+//===- SortLowering.cpp - bitonic sort through shared scratch ------------===//
+//
+// Keys and payloads are written to scratch arrays (row-major), then a
+// bitonic network runs over them: for every stage (k, j) each thread
+// compare-exchanges pairs `i`, `i + j` (strided by the dimension's inner
+// extent), a CTA barrier separates the stages, and the sorted tiles are read
+// back in their layout. The stages are loops, so code size does not grow
+// with the sorted extent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "passes/SharedMemory.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct SortLowering : public OpConversionPattern<SortOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SortOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto keysType = cast<RankedTensorType>(op.getKeys().getType());
+    FailureOr<Distribution> dist = getDistribution(keysType);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    for (Value payload : op.getPayloads())
+      if (cast<RankedTensorType>(payload.getType()).getEncoding() !=
+          keysType.getEncoding())
+        return op.emitOpError("payloads must have the layout of the keys");
+    Type keyElement = keysType.getElementType();
+    if (!keyElement.isIntOrFloat() || keyElement.isInteger(1))
+      return op.emitOpError("sorts integer or float keys, got ")
+             << keyElement;
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SmallVector<ValueRange> inputs = {adaptor.getKeys()};
+    llvm::append_range(inputs, adaptor.getPayloads());
+    SmallVector<Type> types;
+    for (ValueRange input : inputs)
+      types.push_back(input.front().getType());
+    ArrayRef<int64_t> shape = keysType.getShape();
+    int64_t numElements = keysType.getNumElements();
+    int64_t total = 0;
+    SmallVector<int64_t> byteOffsets =
+        getScratchArrayOffsets(types, numElements, total);
+    // Array starts in units of each array's element.
+    SmallVector<Value> starts;
+    for (auto [type, offset] : llvm::zip(types, byteOffsets))
+      starts.push_back(i32Const(b, loc, offset / getScratchElementBytes(type)));
+    auto slot = [&](OpBuilder &ob, unsigned array, Value index) -> Value {
+      return ob.create<LLVM::AddOp>(loc, starts[array], index);
+    };
+
+    // Registers to scratch.
+    ctaBarrier(b, loc);
+    ThreadPosition pos = getThreadPosition(b, loc, *dist);
+    SmallVector<Value> linear;
+    for (int64_t e = 0; e < dist->numElements(); ++e)
+      linear.push_back(linearize(b, loc,
+                                 getElementCoords(b, loc, *dist, pos, e),
+                                 shape));
+    for (auto [array, input] : llvm::enumerate(inputs))
+      for (int64_t e = 0; e < dist->numElements(); ++e)
+        storeScratch(b, loc, op, input[e], slot(b, array, linear[e]));
+    ctaBarrier(b, loc);
+
+    emitNetwork(b, loc, op, *dist, types, slot);
+
+    // Scratch to registers.
+    SmallVector<SmallVector<Value>> results(inputs.size());
+    for (auto [array, type] : llvm::enumerate(types))
+      for (int64_t e = 0; e < dist->numElements(); ++e)
+        results[array].push_back(
+            loadScratch(b, loc, op, type, slot(b, array, linear[e])));
+    SmallVector<ValueRange> replacements(results.begin(), results.end());
+    rewriter.replaceOpWithMultiple(op, replacements);
+    return success();
+  }
+
+  /// The bitonic network on the scratch arrays, one barrier per stage.
+  template <typename SlotFn>
+  void emitNetwork(OpBuilder &b, Location loc, SortOp op,
+                   const Distribution &dist, ArrayRef<Type> types,
+                   SlotFn slot) const {
+    auto keysType = cast<RankedTensorType>(op.getKeys().getType());
+    ArrayRef<int64_t> shape = keysType.getShape();
+    unsigned dim = op.getDim();
+    int64_t extent = shape[dim];
+    if (extent < 2)
+      return;
+    int64_t inner = 1;
+    for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    int64_t pairs = keysType.getNumElements() / 2;
+    int64_t threads = 32;
+    for (unsigned w : dist.blocked.getWarpsPerCTA())
+      threads *= w;
+    unsigned logExtent = llvm::Log2_64(extent);
+    bool descending = op.getDescending();
+    bool isFloat = isa<FloatType>(types[0]);
+
+    auto c = [&](OpBuilder &ob, int64_t v) { return i32Const(ob, loc, v); };
+    Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+    auto stages = b.create<scf::ForOp>(loc, c(b, 1), c(b, logExtent + 1),
+                                       c(b, 1));
+    OpBuilder sb = OpBuilder::atBlockBegin(stages.getBody());
+    Value logK = stages.getInductionVar();
+    auto steps = sb.create<scf::ForOp>(loc, c(sb, 0), logK, c(sb, 1));
+    OpBuilder jb = OpBuilder::atBlockBegin(steps.getBody());
+    // j = 2^(logK - 1 - t): halving distances within each merge.
+    Value logJ = jb.create<LLVM::SubOp>(
+        loc, jb.create<LLVM::SubOp>(loc, logK, c(jb, 1)),
+        steps.getInductionVar());
+    Value j = jb.create<LLVM::ShlOp>(loc, c(jb, 1), logJ);
+    Value k = jb.create<LLVM::ShlOp>(loc, c(jb, 1), logK);
+    auto pairLoop = jb.create<scf::ForOp>(loc, tid, c(jb, pairs), c(jb, threads));
+    {
+      OpBuilder pb = OpBuilder::atBlockBegin(pairLoop.getBody());
+      Value p = pairLoop.getInductionVar();
+      // p = (outer, pair, innerIndex) with pair < extent/2.
+      Value innerIdx = pb.create<LLVM::URemOp>(loc, p, c(pb, inner));
+      Value rest = pb.create<LLVM::UDivOp>(loc, p, c(pb, inner));
+      Value pair = pb.create<LLVM::URemOp>(loc, rest, c(pb, extent / 2));
+      Value outer = pb.create<LLVM::UDivOp>(loc, rest, c(pb, extent / 2));
+      // Insert a zero bit at log2(j): the lower element of the pair.
+      Value low = pb.create<LLVM::AndOp>(
+          loc, pair, pb.create<LLVM::SubOp>(loc, j, c(pb, 1)));
+      Value high = pb.create<LLVM::ShlOp>(
+          loc, pb.create<LLVM::LShrOp>(loc, pair, logJ), c(pb, 1));
+      high = pb.create<LLVM::ShlOp>(loc, high, logJ);
+      Value first = pb.create<LLVM::OrOp>(loc, high, low);
+      Value base = pb.create<LLVM::MulOp>(loc, outer, c(pb, extent));
+      Value li = pb.create<LLVM::AddOp>(
+          loc,
+          pb.create<LLVM::MulOp>(loc, pb.create<LLVM::AddOp>(loc, base, first),
+                                 c(pb, inner)),
+          innerIdx);
+      Value lj = pb.create<LLVM::AddOp>(
+          loc, li, pb.create<LLVM::MulOp>(loc, j, c(pb, inner)));
+      // Blocks with bit k clear merge in the final direction.
+      Value finalDir = pb.create<LLVM::ICmpOp>(
+          loc, LLVM::ICmpPredicate::eq,
+          pb.create<LLVM::AndOp>(loc, first, k), c(pb, 0));
+      Value a = loadScratch(pb, loc, op, types[0], slot(pb, 0, li));
+      Value bv = loadScratch(pb, loc, op, types[0], slot(pb, 0, lj));
+      // Out of order for an ascending pair: a > b.
+      Value greater =
+          isFloat ? pb.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::ogt, a, bv)
+                        .getResult()
+                  : pb.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, a,
+                                            bv)
+                        .getResult();
+      Value less =
+          isFloat ? pb.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::olt, a, bv)
+                        .getResult()
+                  : pb.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, a,
+                                            bv)
+                        .getResult();
+      Value ascendingSwap = descending ? less : greater;
+      Value descendingSwap = descending ? greater : less;
+      Value swap = pb.create<LLVM::SelectOp>(loc, finalDir, ascendingSwap,
+                                             descendingSwap);
+      auto ifOp = pb.create<scf::IfOp>(loc, swap, /*withElse=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      for (auto [array, type] : llvm::enumerate(types)) {
+        Value x = array == 0 ? a : loadScratch(tb, loc, op, type,
+                                               slot(tb, array, li));
+        Value y = array == 0 ? bv : loadScratch(tb, loc, op, type,
+                                                slot(tb, array, lj));
+        storeScratch(tb, loc, op, y, slot(tb, array, li));
+        storeScratch(tb, loc, op, x, slot(tb, array, lj));
+      }
+    }
+    jb.setInsertionPointAfter(pairLoop);
+    ctaBarrier(jb, loc);
+  }
+};
+} // namespace
+
+void mlir::tile::populateSortPatterns(TileTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
+  patterns.add<SortLowering>(converter, patterns.getContext());
+}

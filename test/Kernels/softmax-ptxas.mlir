@@ -1,0 +1,9 @@
+// REQUIRES: ptxas
+// RUN: emit-ptx %kernels/softmax.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 -v %t.sm80.ptx -o %t.cubin 2>&1 | FileCheck %s
+// RUN: emit-ptx %kernels/softmax.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.cubin 2>&1 | FileCheck %s
+// RUN: emit-ptx %kernels/softmax.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a -v %t.sm100a.ptx -o %t.cubin 2>&1 | FileCheck %s
+
+// Both kernels assemble without spilling.
+// CHECK-DAG: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK-DAG: Compiling entry function 'softmax_f32'
+// CHECK-DAG: Compiling entry function 'softmax_bf16'
