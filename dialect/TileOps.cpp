@@ -380,6 +380,23 @@ LogicalResult HistogramOp::verify() {
   return success();
 }
 
+LogicalResult ScatterOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dest = cast<RankedTensorType>(getDest().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  if (dest.getRank() != 1)
+    return emitOpError() << "destination must be a rank-1 tile, got rank "
+                         << dest.getRank();
+  if (indices.getShape() != src.getShape())
+    return emitOpError() << "indices must have the source shape "
+                         << shapeString(src.getShape());
+  if (src.getElementType() != dest.getElementType())
+    return emitOpError() << "source elements " << src.getElementType()
+                         << " differ from destination elements "
+                         << dest.getElementType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix multiply
 //===----------------------------------------------------------------------===//

@@ -315,6 +315,32 @@ def Tile_HistogramOp : Tile_Op<"histogram", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_ScatterOp : Tile_Op<"scatter", [Pure,
+    AllTypesMatch<["dest", "result"]>,
+    OptionalTypesMatchWith<"mask has the shape of the source", "src", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "place the elements of a tile at computed positions of another";
+  let description = [{
+    The result is `dest` with element `indices[i]` replaced by `src[i]` for
+    every `i` whose `mask` is true and whose index lies in `[0, size)`; when
+    several elements go to one position, one of them wins. With a prefix sum
+    of a predicate, this compacts the selected elements of a tile.
+
+    ```mlir
+    %r = tile.scatter %vals into %dest[%pos] mask %take
+        : tensor<1024xf32>, tensor<1024xi32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src, Tile_Tile:$dest, Tile_IntTile:$indices,
+                       Optional<Tile_MaskTile>:$mask);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $src `into` $dest `[` $indices `]` (`mask` $mask^)? attr-dict `:`
+    type($src) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix multiply
 //===----------------------------------------------------------------------===//

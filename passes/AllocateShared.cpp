@@ -19,6 +19,21 @@ int64_t mlir::tile::getScratchElementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
+SmallVector<int64_t>
+mlir::tile::getScratchArrayOffsets(ArrayRef<Type> elementTypes,
+                                   int64_t numElements, int64_t &totalBytes) {
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (Type type : elementTypes) {
+    // 8-byte starts keep every array aligned for its element type.
+    offset = llvm::alignTo(offset, 8);
+    offsets.push_back(offset);
+    offset += numElements * getScratchElementBytes(type);
+  }
+  totalBytes = offset;
+  return offsets;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
@@ -31,6 +46,40 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
       return 0;
     int64_t rows = src.getNumElements() / src.getDimSize(reduce.getDim());
     return rows * warps * getScratchElementBytes(src.getElementType());
+  }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // One partial per (row, repetition, warp) along the scanned dimension.
+    auto src = cast<RankedTensorType>(scan.getSrc().getType());
+    FailureOr<Distribution> dist = getDistribution(src);
+    if (failed(dist))
+      return 0;
+    unsigned bd = dist->tileDims[scan.getDim()];
+    int64_t chunks = dist->perThread[bd] /
+                     dist->blocked.getSizePerThread()[bd] *
+                     dist->blocked.getWarpsPerCTA()[bd];
+    if (chunks == 1)
+      return 0;
+    int64_t rows = src.getNumElements() / src.getDimSize(scan.getDim());
+    return rows * chunks * getScratchElementBytes(src.getElementType());
+  }
+  if (auto sort = dyn_cast<SortOp>(op)) {
+    SmallVector<Type> types;
+    for (Value v : sort->getOperands())
+      types.push_back(cast<RankedTensorType>(v.getType()).getElementType());
+    int64_t total = 0;
+    getScratchArrayOffsets(
+        types, cast<RankedTensorType>(sort.getKeys().getType()).getNumElements(),
+        total);
+    return total;
+  }
+  if (auto histogram = dyn_cast<HistogramOp>(op))
+    return cast<RankedTensorType>(histogram.getResult().getType())
+               .getNumElements() *
+           4;
+  if (auto scatter = dyn_cast<ScatterOp>(op)) {
+    auto dest = cast<RankedTensorType>(scatter.getDest().getType());
+    return dest.getNumElements() *
+           getScratchElementBytes(dest.getElementType());
   }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto src = cast<RankedTensorType>(convert.getSrc().getType());

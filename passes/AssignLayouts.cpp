@@ -98,7 +98,18 @@ private:
 
     if (auto constant = dyn_cast<arith::ConstantOp>(op))
       return visitConstant(constant);
-    if (isa<LoadOp, IotaOp, SplatOp, GatherOp, HistogramOp, DotOp>(op)) {
+    if (auto scatter = dyn_cast<ScatterOp>(op))
+      return visitScatter(scatter);
+    if (auto histogram = dyn_cast<HistogramOp>(op)) {
+      // Counting pairs each value with its mask bit in the same thread.
+      if (Value mask = histogram.getMask())
+        convertOperand(histogram.getMaskMutable()[0],
+                       withLayout(mask.getType(),
+                                  layoutOf(histogram.getSrc())));
+      setDefault(histogram.getResult());
+      return success();
+    }
+    if (isa<LoadOp, IotaOp, SplatOp, GatherOp, DotOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();
@@ -150,6 +161,23 @@ private:
               cast<RankedTensorType>(op->getResult(0).getType()).getShape())
         convertOperand(operand, withLayout(tensor, resultLayout));
     }
+    return success();
+  }
+
+  static Attribute layoutOf(Value value) {
+    return cast<RankedTensorType>(value.getType()).getEncoding();
+  }
+
+  /// The result keeps the destination's layout; indices and mask travel
+  /// with the source elements they belong to.
+  LogicalResult visitScatter(ScatterOp scatter) {
+    Attribute srcLayout = layoutOf(scatter.getSrc());
+    convertOperand(scatter.getIndicesMutable(),
+                   withLayout(scatter.getIndices().getType(), srcLayout));
+    if (Value mask = scatter.getMask())
+      convertOperand(scatter.getMaskMutable()[0],
+                     withLayout(mask.getType(), srcLayout));
+    setLayout(scatter.getResult(), layoutOf(scatter.getDest()));
     return success();
   }
 

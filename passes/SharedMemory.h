@@ -11,6 +11,11 @@ namespace mlir::tile {
 int64_t getScratchBytes(Operation *op);
 /// Bytes one element of `type` takes in scratch (i1 is widened to a byte).
 int64_t getScratchElementBytes(Type type);
+/// Byte offsets of consecutive scratch arrays of `numElements` elements of
+/// each of `elementTypes` (8-byte aligned); `totalBytes` is their extent.
+SmallVector<int64_t> getScratchArrayOffsets(ArrayRef<Type> elementTypes,
+                                            int64_t numElements,
+                                            int64_t &totalBytes);
 } // namespace mlir::tile
 
 #endif // TILEC_PASSES_SHAREDMEMORY_H

@@ -255,3 +255,27 @@ func.func @bad_swizzle(%t: !tile.smem<64x64xf16, #tile.swizzle<48>>) {
 func.func @typo() attributes {tile.kernal} {
   return
 }
+
+// -----
+
+func.func @scatter_rank(%v: tensor<16xf32>, %i: tensor<16xi32>, %d: tensor<4x4xf32>) {
+  // expected-error @+1 {{destination must be a rank-1 tile, got rank 2}}
+  %r = tile.scatter %v into %d[%i] : tensor<16xf32>, tensor<16xi32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_indices(%v: tensor<16xf32>, %i: tensor<8xi32>, %d: tensor<4xf32>) {
+  // expected-error @+1 {{indices must have the source shape 16}}
+  %r = tile.scatter %v into %d[%i] : tensor<16xf32>, tensor<8xi32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements(%v: tensor<16xf32>, %i: tensor<16xi32>, %d: tensor<4xi32>) {
+  // expected-error @+1 {{source elements 'f32' differ from destination elements 'i32'}}
+  %r = tile.scatter %v into %d[%i] : tensor<16xf32>, tensor<16xi32> -> tensor<4xi32>
+  return
+}

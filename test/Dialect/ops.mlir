@@ -85,3 +85,14 @@ func.func @layouts(
     %f: !tile.mbarrier<4>) {
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @scatter
+// CHECK: tile.scatter %{{.*}} into %{{.*}}[%{{.*}}] mask %{{.*}} : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
+// CHECK: tile.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
+func.func @scatter(%v: tensor<128xf32>, %i: tensor<128xi32>, %m: tensor<128xi1>, %d: tensor<16xf32>) {
+  %a = tile.scatter %v into %d[%i] mask %m : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
+  %b = tile.scatter %v into %a[%i] : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
+  return
+}

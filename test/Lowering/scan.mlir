@@ -1,0 +1,45 @@
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts -tile-allocate-shared -convert-tile-to-llvm | FileCheck %s
+// RUN: emit-ptx %s --target=sm_90a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.o %}
+
+// 256 elements over 2 warps: one per lane, so the run totals are the
+// elements. Five shfl.up steps scan the lanes, one more shifts them to an
+// exclusive prefix, one shfl.idx reads the warp total, and the two warp
+// totals meet in scratch between barriers.
+// CHECK-LABEL: llvm.func @scan_add
+// CHECK-COUNT-6: nvvm.shfl.sync  up
+// CHECK: nvvm.shfl.sync  idx
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-2: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// PTX-LABEL: .entry scan_add
+// PTX: shfl.sync.up.b32
+// PTX: bar.sync 0
+func.func @scan_add(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %t = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<64xi32>
+  %s = tile.scan add %t along 0 : tensor<64xi32>
+  tile.store %s, %v[%c0] : tensor<64xi32>, !tile.view<?xi32>
+  return
+}
+
+// -----
+
+// Reversed scans read lanes above: shfl.down, and no scratch in one warp.
+// CHECK-LABEL: llvm.func @scan_max_reverse
+// CHECK-NOT: nvvm.shfl.sync  up
+// CHECK: nvvm.shfl.sync  down
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+func.func @scan_max_reverse(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0] : !tile.view<?xf32> -> tensor<32xf32>
+  %s = tile.scan max %t along 0 reverse exclusive : tensor<32xf32>
+  tile.store %s, %v[%c0] : tensor<32xf32>, !tile.view<?xf32>
+  return
+}
