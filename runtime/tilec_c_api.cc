@@ -13,6 +13,7 @@
 #include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "runtime/topk.h"
 
 namespace {
 
@@ -220,6 +221,16 @@ int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
     }
     return AsKernel(kernel)->Launch({grid[0], grid[1], grid[2]}, converted,
                                     static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_topk(const void *x, int batch, int n, int k, void *values,
+               void *indices, void *stream) {
+  return Guarded(__func__, [&] {
+    return tilec::TopK(static_cast<const float *>(x), batch, n, k,
+                       static_cast<float *>(values),
+                       static_cast<int64_t *>(indices),
+                       static_cast<CUstream>(stream));
   });
 }
 

@@ -82,6 +82,11 @@ int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
                         const tilec_arg *args, size_t nargs, void *stream);
 
 /* Waits for all work in the current context. */
+/* Row-wise top-k of a (batch, n) fp32 device matrix into (batch, k) fp32
+ * values (descending) and int64 indices, as torch.topk(largest, sorted). */
+int tilec_topk(const void *x, int batch, int n, int k, void *values,
+               void *indices, void *stream);
+
 int tilec_synchronize(void);
 
 #ifdef __cplusplus

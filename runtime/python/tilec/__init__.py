@@ -131,6 +131,10 @@ def _declare(lib):
              c_size_t, c_void_p],
         ),
         "tilec_synchronize": (c_int, []),
+        "tilec_topk": (
+            c_int,
+            [c_void_p, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p],
+        ),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -208,6 +212,32 @@ def _stream_handle(stream):
     if not torch.cuda.is_available():
         return None
     return torch.cuda.current_stream().cuda_stream
+
+
+def _device_address(value, name):
+    """A device pointer from an int or an object with data_ptr()."""
+    if hasattr(value, "data_ptr"):
+        return value.data_ptr()
+    if isinstance(value, int):
+        return value
+    raise TilecError(f"argument '{name}' must be a device pointer or a "
+                     f"tensor, got {type(value).__name__}")
+
+
+def topk(x, k, values, indices, batch=None, n=None, stream=None):
+    """Row-wise top-k (torch.topk largest/sorted semantics) of a (batch, n)
+    fp32 device matrix into preallocated (batch, k) fp32 ``values`` and
+    int64 ``indices``. Tensors give their own shape; raw pointers need
+    ``batch`` and ``n``."""
+    if batch is None or n is None:
+        shape = getattr(x, "shape", None)
+        if shape is None or len(shape) != 2:
+            raise TilecError("pass batch and n, or a 2-D tensor as x")
+        batch, n = int(shape[0]), int(shape[1])
+    _check(_lib.tilec_topk(_device_address(x, "x"), int(batch), int(n),
+                           int(k), _device_address(values, "values"),
+                           _device_address(indices, "indices"),
+                           _stream_handle(stream)))
 
 
 class Module:

@@ -1,0 +1,89 @@
+"""Row top-k: tilec (embedded kernels_dsl/topk.mlir via tilec.topk) against
+torch.topk(largest=True, sorted=True).
+
+Run on a GPU machine with the runtime built:
+    TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \
+    PYTHONPATH=runtime/python python3 bench/bench_topk.py
+
+Checks each deck shape on random data first (values equal to torch's by
+position, indices unique and gathering those values), then times the launch
+alone with CUDA events, L2 flushed and the input rotated among several
+copies before every run, median of many runs; torch is timed in the same
+process on the same inputs.
+"""
+import json
+import math
+import os
+import statistics
+
+import torch
+
+import tilec
+
+SHAPES = [(1, 131072, 64), (64, 8192, 8), (32, 16384, 32), (16, 12000, 16),
+          (128, 4096, 1)]
+RUNS = 200
+COPIES = 4
+
+
+def time_median(fn, flush):
+    for _ in range(10):
+        fn(0)
+    times = []
+    for i in range(RUNS):
+        flush()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(i % COPIES)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)  # microseconds
+    return statistics.median(times)
+
+
+def check(x, k, values, indices):
+    ref = torch.topk(x, k, dim=1, largest=True, sorted=True).values
+    same = (values == ref) | (values.isnan() & ref.isnan())
+    gathered = torch.gather(x, 1, indices)
+    points = (gathered == values) | (gathered.isnan() & values.isnan())
+    unique = all(len(set(r.tolist())) == k for r in indices.cpu())
+    return bool(same.all()) and bool(points.all()) and unique
+
+
+def main():
+    torch.manual_seed(0)
+    flush_buffer = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    flush = flush_buffer.zero_
+    print(f"device: {torch.cuda.get_device_name()}")
+    rows = []
+    for (b, n, k) in SHAPES:
+        xs = [torch.randn(b, n, device="cuda") for _ in range(COPIES)]
+        values = torch.empty(b, k, device="cuda")
+        indices = torch.empty(b, k, device="cuda", dtype=torch.int64)
+        tilec.topk(xs[0], k, values, indices)
+        torch.cuda.synchronize()
+        ok = check(xs[0], k, values, indices)
+        ours = time_median(lambda i: tilec.topk(xs[i], k, values, indices),
+                           flush)
+        peer = time_median(lambda i: torch.topk(xs[i], k, dim=1), flush)
+        rows.append(dict(batch=b, n=n, k=k, ours_us=ours, torch_us=peer,
+                         speedup=peer / ours, correct=ok))
+    print(f"{'batch':>6} {'n':>7} {'k':>4} {'tilec us':>9} {'torch us':>9} "
+          f"{'speedup':>8} ok")
+    for r in rows:
+        print(f"{r['batch']:>6} {r['n']:>7} {r['k']:>4} {r['ours_us']:>9.1f} "
+              f"{r['torch_us']:>9.1f} {r['speedup']:>7.2f}x "
+              f"{'yes' if r['correct'] else 'NO'}")
+    geo = math.exp(sum(math.log(r["speedup"]) for r in rows) / len(rows))
+    print(f"geomean speedup over torch.topk: {geo:.2f}x")
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "bench_topk.json"), "w") as f:
+            json.dump(dict(rows=rows, geomean_speedup=geo), f, indent=1)
+    if not all(r["correct"] for r in rows):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

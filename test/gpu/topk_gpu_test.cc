@@ -1,0 +1,214 @@
+// runtime/topk.h over kernels_dsl/topk.mlir, checked against a CPU
+// reference: values must equal the reference top-k position by position
+// (NaN matching NaN), indices must be unique, in range, and point at those
+// values. GPU cases skip when no CUDA device is present; argument
+// validation runs everywhere.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "runtime/context.h"
+#include "runtime/topk.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using cu::CUdeviceptr;
+
+// torch.topk order: NaN above everything, then descending.
+bool Before(float a, float b) {
+  if (std::isnan(b))
+    return false;
+  if (std::isnan(a))
+    return true;
+  return a > b;
+}
+
+bool SameValue(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+struct Case {
+  const char *name;
+  int batch, n, k;
+  enum Kind { kRandn, kConstantSpikes, kFewValues, kSpecials } kind;
+  float scale;
+};
+
+std::vector<float> MakeInput(const Case &c) {
+  std::mt19937 rng(1234 + c.n + c.k);
+  std::normal_distribution<float> normal;
+  std::vector<float> x(size_t(c.batch) * c.n);
+  for (int r = 0; r < c.batch; ++r) {
+    float *row = x.data() + size_t(r) * c.n;
+    switch (c.kind) {
+    case Case::kRandn:
+      for (int i = 0; i < c.n; ++i)
+        row[i] = normal(rng) * c.scale;
+      break;
+    case Case::kConstantSpikes: {
+      // 65-96 distinct spikes above a constant row.
+      std::fill(row, row + c.n, 1.0f);
+      int spikes = 65 + r % 32;
+      for (int s = 0; s < spikes; ++s)
+        row[rng() % c.n] = 2.0f + 0.25f * s;
+      break;
+    }
+    case Case::kFewValues:
+      for (int i = 0; i < c.n; ++i)
+        row[i] = float(rng() % 5) - 2.0f;
+      break;
+    case Case::kSpecials: {
+      const float inf = std::numeric_limits<float>::infinity();
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      for (int i = 0; i < c.n; ++i)
+        row[i] = normal(rng);
+      const float specials[] = {nan, inf, -inf, -nan, -0.0f, 0.0f, inf, -inf};
+      for (int s = 0; s < 8 && s < c.n; ++s)
+        row[rng() % c.n] = specials[(s + r) % 8];
+      break;
+    }
+    }
+  }
+  return x;
+}
+
+class TopKGpuTest : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    absl::StatusOr<const Driver *> driver = Driver::Get();
+    if (!driver.ok())
+      GTEST_SKIP() << "no usable CUDA driver: " << driver.status().message();
+    if (!DeviceAvailable())
+      GTEST_SKIP() << "the CUDA driver reports no device";
+    driver_ = *driver;
+    ASSERT_TRUE(CurrentOrPrimaryContext(*driver_).ok());
+  }
+
+  void TearDown() override {
+    for (CUdeviceptr p : buffers_)
+      driver_->api().cuMemFree_v2(p);
+  }
+
+  CUdeviceptr Alloc(size_t bytes) {
+    CUdeviceptr p = 0;
+    EXPECT_EQ(driver_->api().cuMemAlloc_v2(&p, bytes), 0);
+    buffers_.push_back(p);
+    return p;
+  }
+
+  const Driver *driver_ = nullptr;
+  std::vector<CUdeviceptr> buffers_;
+};
+
+TEST_P(TopKGpuTest, MatchesReference) {
+  const Case &c = GetParam();
+  std::vector<float> x = MakeInput(c);
+  size_t outCount = size_t(c.batch) * c.k;
+  CUdeviceptr dx = Alloc(x.size() * 4), dv = Alloc(outCount * 4),
+              di = Alloc(outCount * 8);
+  ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dx, x.data(), x.size() * 4), 0);
+  // Poison the outputs so unwritten slots show.
+  ASSERT_EQ(driver_->api().cuMemsetD32_v2(dv, 0x7F7F7F7Fu, outCount), 0);
+  ASSERT_EQ(driver_->api().cuMemsetD32_v2(di, 0xFFFFFFFFu, outCount * 2), 0);
+  absl::Status status =
+      TopK(reinterpret_cast<const float *>(dx), c.batch, c.n, c.k,
+           reinterpret_cast<float *>(dv), reinterpret_cast<int64_t *>(di));
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
+  std::vector<float> values(outCount);
+  std::vector<int64_t> indices(outCount);
+  ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(values.data(), dv, outCount * 4), 0);
+  ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(indices.data(), di, outCount * 8),
+            0);
+
+  int badRows = 0;
+  for (int r = 0; r < c.batch && badRows < 3; ++r) {
+    const float *row = x.data() + size_t(r) * c.n;
+    std::vector<float> expected(row, row + c.n);
+    std::partial_sort(expected.begin(), expected.begin() + c.k,
+                      expected.end(), Before);
+    std::set<int64_t> seen;
+    bool ok = true;
+    for (int j = 0; j < c.k && ok; ++j) {
+      float v = values[size_t(r) * c.k + j];
+      int64_t i = indices[size_t(r) * c.k + j];
+      if (!SameValue(v, expected[j])) {
+        ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": value "
+                      << v << ", expected " << expected[j];
+        ok = false;
+      } else if (i < 0 || i >= c.n || !seen.insert(i).second) {
+        ADD_FAILURE() << c.name << " row " << r << " slot " << j
+                      << ": index " << i << " out of range or repeated";
+        ok = false;
+      } else if (!SameValue(row[i], v)) {
+        ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": x["
+                      << i << "] = " << row[i] << " but value is " << v;
+        ok = false;
+      }
+    }
+    badRows += !ok;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, TopKGpuTest,
+    ::testing::Values(
+        // The deck.
+        Case{"deck_1x131072_k64", 1, 131072, 64, Case::kRandn, 1.0f},
+        Case{"deck_64x8192_k8", 64, 8192, 8, Case::kRandn, 1.0f},
+        Case{"deck_32x16384_k32", 32, 16384, 32, Case::kRandn, 1.0f},
+        Case{"deck_16x12000_k16", 16, 12000, 16, Case::kRandn, 1.0f},
+        Case{"deck_128x4096_k1", 128, 4096, 1, Case::kRandn, 1.0f},
+        // Scales.
+        Case{"small_scale", 16, 12000, 16, Case::kRandn, 1e-4f},
+        Case{"large_scale", 16, 12000, 16, Case::kRandn, 1e3f},
+        // Ties.
+        Case{"spikes_k64", 32, 8192, 64, Case::kConstantSpikes, 1.0f},
+        Case{"spikes_k100", 8, 8192, 100, Case::kConstantSpikes, 1.0f},
+        Case{"few_values", 8, 5000, 50, Case::kFewValues, 1.0f},
+        Case{"few_values_long", 2, 70000, 64, Case::kFewValues, 1.0f},
+        // Odd extents and k at its limits.
+        Case{"odd_n", 3, 4097, 33, Case::kRandn, 1.0f},
+        Case{"k_equals_n", 4, 1000, 1000, Case::kRandn, 1.0f},
+        Case{"k_equals_n_tiny", 5, 37, 37, Case::kSpecials, 1.0f},
+        Case{"k1_odd", 7, 123, 1, Case::kRandn, 1.0f},
+        Case{"n1", 3, 1, 1, Case::kRandn, 1.0f},
+        // NaN and infinities.
+        Case{"specials", 6, 3000, 20, Case::kSpecials, 1.0f},
+        Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+TEST(TopKValidation, NamesTheArgument) {
+  float dummy = 0;
+  int64_t idx = 0;
+  auto message = [](const absl::Status &s) { return std::string(s.message()); };
+  EXPECT_NE(message(ValidateTopK(nullptr, 1, 4, 2, &dummy, &idx)).find("'x'"),
+            std::string::npos);
+  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 2, nullptr, &idx))
+                .find("'values'"),
+            std::string::npos);
+  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 2, &dummy, nullptr))
+                .find("'indices'"),
+            std::string::npos);
+  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 5, &dummy, &idx)).find("'k'"),
+            std::string::npos);
+  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 0, &dummy, &idx)).find("'k'"),
+            std::string::npos);
+  EXPECT_NE(message(ValidateTopK(&dummy, 0, 4, 1, &dummy, &idx))
+                .find("'batch'"),
+            std::string::npos);
+  EXPECT_EQ(ValidateTopK(&dummy, 1, 5000, 4096, &dummy, &idx).code(),
+            absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(ValidateTopK(&dummy, 2, 4, 4, &dummy, &idx).ok());
+}
+
+} // namespace
+} // namespace tilec
