@@ -154,7 +154,30 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{5, 1, 1.f}, Shape{3, 17, 1.f},
                       Shape{64, 8191, 1.f}, Shape{16, 8193, 1.f},
                       Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
-                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f}));
+                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f}),
+    [](const ::testing::TestParamInfo<Shape> &info) {
+      return std::to_string(info.param.rows) + "x" +
+             std::to_string(info.param.cols) + "_scale" +
+             std::to_string(int(info.param.scale));
+    });
+
+// Needs no GPU: the build compiled softmax.mlir for every target and the
+// library carries the PTX and metadata.
+TEST(EmbeddedSoftmax, EveryTargetIsEmbedded) {
+  for (const char *target : {"sm_80", "sm_90a", "sm_100a"}) {
+    bool found = false;
+    for (const EmbeddedModule &entry : ListEmbedded())
+      if (std::string(entry.name) == "softmax" &&
+          std::string(entry.target) == target) {
+        found = true;
+        EXPECT_NE(std::string(entry.ptx).find(".entry softmax_f32"),
+                  std::string::npos);
+        EXPECT_NE(std::string(entry.metadata).find("\"softmax_bf16\""),
+                  std::string::npos);
+      }
+    EXPECT_TRUE(found) << "softmax@" << target << " is not embedded";
+  }
+}
 
 TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {
   absl::StatusOr<const Kernel *> k = module_->GetKernel("softmax_f32");
