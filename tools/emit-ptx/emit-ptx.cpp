@@ -2,12 +2,13 @@
 //
 //   emit-ptx FILE --target=sm_90a [-o out.ptx] [--metadata]
 //            [--metadata-out=FILE] [--print-ir-after-all] [--emit=ptx|llvm|mlir]
-//            [--resource-usage]
+//            [--resource-usage] [--summary]
 //
 //===----------------------------------------------------------------------===//
 
 #include "tools/common/Registration.h"
 #include "tools/emit-ptx/ArgNames.h"
+#include "tools/emit-ptx/KernelSummary.h"
 #include "tools/emit-ptx/ResourceSummary.h"
 
 #include "lowering/PTXEmitter.h"
@@ -45,6 +46,10 @@ static cl::opt<std::string>
                 cl::value_desc("file"));
 static cl::opt<bool> printStages("print-ir-after-all",
                                  cl::desc("print the IR after every pass"));
+static cl::opt<bool> summary(
+    "summary", cl::desc("print, per kernel, its launch shape, parameters and "
+                        "PTX instruction mix (to stderr), plus ptxas's "
+                        "resource report when ptxas is present"));
 static cl::opt<bool> resourceUsage(
     "resource-usage",
     cl::desc("print registers/shared memory/spills reported by ptxas"));
@@ -164,15 +169,19 @@ int main(int argc, char **argv) {
     metaFile->keep();
   }
 
-  if (resourceUsage) {
+  if (summary)
+    llvm::errs() << "tilec: " << inputFile << " -> " << target << "\n"
+                 << tilec::summarizeKernels(*module, *ptx);
+
+  if (resourceUsage || summary) {
     std::string why;
-    std::optional<std::string> summary =
+    std::optional<std::string> report =
         tilec::getResourceSummary(*ptx, target, why);
-    if (!summary) {
+    if (!report) {
       llvm::errs() << "resource usage unavailable: " << why << "\n";
       return why.rfind("ptxas rejected", 0) == 0 ? 1 : 0;
     }
-    llvm::errs() << *summary;
+    llvm::errs() << *report;
   }
   return 0;
 }
