@@ -179,26 +179,60 @@ struct MakeViewLowering : public OpConversionPattern<MakeViewOp> {
   }
 };
 
+/// The access of `op` to a tile of `tileType`, or a diagnostic when the tile
+/// has no register layout.
+FailureOr<TileAccess> beginAccess(Operation *op, Type tileType,
+                                  ValueRange view,
+                                  ArrayRef<ValueRange> offsets,
+                                  const TypeConverter &converter,
+                                  OpBuilder &b) {
+  auto type = cast<RankedTensorType>(tileType);
+  FailureOr<Distribution> dist = getDistribution(type);
+  if (failed(dist))
+    return op->emitOpError("tile has no register layout; run "
+                           "tile-assign-layouts first");
+  Type elementType = converter.convertType(type.getElementType());
+  return makeAccess(b, op->getLoc(), *dist, view, flatten(offsets),
+                    elementType);
+}
+
+/// Calls `scalar(e, place, maskBit)` for elements moved one at a time, and
+/// `group(e, first, maskBits, fast)` for each vector group, `fast` being
+/// whether the group can move as one vector.
+template <typename ScalarFn, typename GroupFn>
+void forEachGroup(OpBuilder &b, const TileAccess &access, ValueRange mask,
+                  ScalarFn scalar, GroupFn group) {
+  unsigned vec = access.vectorWidth;
+  for (int64_t e = 0, n = access.dist.numElements(); e < n; e += vec) {
+    ElementPlace first = placeElement(b, access, e);
+    if (vec == 1) {
+      scalar(e, first, mask.empty() ? Value() : mask[e]);
+      continue;
+    }
+    SmallVector<Value> maskBits;
+    if (!mask.empty())
+      maskBits.assign(mask.begin() + e, mask.begin() + e + vec);
+    group(e, first, maskBits, groupIsFast(b, access, first, maskBits));
+  }
+}
+
 struct LoadLowering : public OpConversionPattern<LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getResult().getType());
-    FailureOr<Distribution> dist = getDistribution(type);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
+    FailureOr<TileAccess> access =
+        beginAccess(op, op.getResult().getType(), adaptor.getView(),
+                    adaptor.getOffsets(), *getTypeConverter(), rewriter);
+    if (failed(access))
+      return failure();
     Location loc = op.getLoc();
-    Type elementType =
-        getTypeConverter()->convertType(type.getElementType());
-    TileAccess access =
-        makeAccess(rewriter, loc, *dist, adaptor.getView(),
-                   flatten(adaptor.getOffsets()), elementType);
-    ValueRange mask = adaptor.getMask();
-    Attribute padAttr = op.getPaddingAttr()
-                            ? op.getPaddingAttr()
-                            : rewriter.getZeroAttr(type.getElementType());
+    Type elementType = access->elementType;
+    Attribute padAttr =
+        op.getPaddingAttr()
+            ? op.getPaddingAttr()
+            : rewriter.getZeroAttr(
+                  getElementTypeOrSelf(op.getResult().getType()));
     Value pad = rewriter.create<LLVM::ConstantOp>(loc, elementType,
                                                   cast<TypedAttr>(padAttr));
 
@@ -215,46 +249,40 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
       return ifOp.getResult(0);
     };
 
-    int64_t n = dist->numElements();
-    unsigned vec = access.vectorWidth;
-    SmallVector<Value> results(n);
-    for (int64_t e = 0; e < n; e += vec) {
-      if (vec == 1) {
-        ElementPlace place = placeElement(rewriter, access, e);
-        results[e] = scalarLoad(rewriter, place, mask.empty() ? Value()
-                                                              : mask[e]);
-        continue;
-      }
-      ElementPlace first = placeElement(rewriter, access, e);
-      SmallVector<Value> maskBits;
-      if (!mask.empty())
-        maskBits.assign(mask.begin() + e, mask.begin() + e + vec);
-      auto vecType = VectorType::get({vec}, elementType);
-      Value fast = groupIsFast(rewriter, access, first, maskBits);
-      unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
-      auto ifOp = rewriter.create<scf::IfOp>(
-          loc, fast,
-          [&](OpBuilder &tb, Location l) {
-            Value v = tb.create<LLVM::LoadOp>(l, vecType, first.address,
-                                              bytes);
-            tb.create<scf::YieldOp>(l, v);
-          },
-          [&](OpBuilder &eb, Location l) {
-            Value v = eb.create<LLVM::PoisonOp>(l, vecType);
-            for (unsigned k = 0; k < vec; ++k) {
-              ElementPlace place =
-                  k == 0 ? first : placeElement(eb, access, e + k);
-              Value x =
-                  scalarLoad(eb, place, maskBits.empty() ? Value() : maskBits[k]);
-              v = eb.create<LLVM::InsertElementOp>(l, v, x,
-                                                   i32Const(eb, l, k));
-            }
-            eb.create<scf::YieldOp>(l, v);
-          });
-      for (unsigned k = 0; k < vec; ++k)
-        results[e + k] = rewriter.create<LLVM::ExtractElementOp>(
-            loc, ifOp.getResult(0), i32Const(rewriter, loc, k));
-    }
+    unsigned vec = access->vectorWidth;
+    auto vecType = VectorType::get({vec}, elementType);
+    unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
+    SmallVector<Value> results(access->dist.numElements());
+    forEachGroup(
+        rewriter, *access, adaptor.getMask(),
+        [&](int64_t e, const ElementPlace &place, Value maskBit) {
+          results[e] = scalarLoad(rewriter, place, maskBit);
+        },
+        [&](int64_t e, const ElementPlace &first, ArrayRef<Value> maskBits,
+            Value fast) {
+          auto ifOp = rewriter.create<scf::IfOp>(
+              loc, fast,
+              [&](OpBuilder &tb, Location l) {
+                Value v = tb.create<LLVM::LoadOp>(l, vecType, first.address,
+                                                  bytes);
+                tb.create<scf::YieldOp>(l, v);
+              },
+              [&](OpBuilder &eb, Location l) {
+                Value v = eb.create<LLVM::PoisonOp>(l, vecType);
+                for (unsigned k = 0; k < vec; ++k) {
+                  ElementPlace place =
+                      k == 0 ? first : placeElement(eb, *access, e + k);
+                  Value x = scalarLoad(eb, place,
+                                       maskBits.empty() ? Value() : maskBits[k]);
+                  v = eb.create<LLVM::InsertElementOp>(l, v, x,
+                                                       i32Const(eb, l, k));
+                }
+                eb.create<scf::YieldOp>(l, v);
+              });
+          for (unsigned k = 0; k < vec; ++k)
+            results[e + k] = rewriter.create<LLVM::ExtractElementOp>(
+                loc, ifOp.getResult(0), i32Const(rewriter, loc, k));
+        });
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -265,19 +293,13 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getValue().getType());
-    FailureOr<Distribution> dist = getDistribution(type);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
+    FailureOr<TileAccess> access =
+        beginAccess(op, op.getValue().getType(), adaptor.getView(),
+                    adaptor.getOffsets(), *getTypeConverter(), rewriter);
+    if (failed(access))
+      return failure();
     Location loc = op.getLoc();
-    Type elementType =
-        getTypeConverter()->convertType(type.getElementType());
-    TileAccess access =
-        makeAccess(rewriter, loc, *dist, adaptor.getView(),
-                   flatten(adaptor.getOffsets()), elementType);
     ValueRange values = adaptor.getValue();
-    ValueRange mask = adaptor.getMask();
 
     auto scalarStore = [&](OpBuilder &b, const ElementPlace &place, Value x,
                            Value maskBit) {
@@ -288,42 +310,37 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
       });
     };
 
-    int64_t n = dist->numElements();
-    unsigned vec = access.vectorWidth;
-    for (int64_t e = 0; e < n; e += vec) {
-      if (vec == 1) {
-        ElementPlace place = placeElement(rewriter, access, e);
-        scalarStore(rewriter, place, values[e],
-                    mask.empty() ? Value() : mask[e]);
-        continue;
-      }
-      ElementPlace first = placeElement(rewriter, access, e);
-      SmallVector<Value> maskBits;
-      if (!mask.empty())
-        maskBits.assign(mask.begin() + e, mask.begin() + e + vec);
-      Value fast = groupIsFast(rewriter, access, first, maskBits);
-      unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
-      auto vecType = VectorType::get({vec}, elementType);
-      rewriter.create<scf::IfOp>(
-          loc, fast,
-          [&](OpBuilder &tb, Location l) {
-            Value v = tb.create<LLVM::PoisonOp>(l, vecType);
-            for (unsigned k = 0; k < vec; ++k)
-              v = tb.create<LLVM::InsertElementOp>(l, v, values[e + k],
-                                                   i32Const(tb, l, k));
-            tb.create<LLVM::StoreOp>(l, v, first.address, bytes);
-            tb.create<scf::YieldOp>(l);
-          },
-          [&](OpBuilder &eb, Location l) {
-            for (unsigned k = 0; k < vec; ++k) {
-              ElementPlace place =
-                  k == 0 ? first : placeElement(eb, access, e + k);
-              scalarStore(eb, place, values[e + k],
-                          maskBits.empty() ? Value() : maskBits[k]);
-            }
-            eb.create<scf::YieldOp>(l);
-          });
-    }
+    unsigned vec = access->vectorWidth;
+    Type elementType = access->elementType;
+    auto vecType = VectorType::get({vec}, elementType);
+    unsigned bytes = vec * elementType.getIntOrFloatBitWidth() / 8;
+    forEachGroup(
+        rewriter, *access, adaptor.getMask(),
+        [&](int64_t e, const ElementPlace &place, Value maskBit) {
+          scalarStore(rewriter, place, values[e], maskBit);
+        },
+        [&](int64_t e, const ElementPlace &first, ArrayRef<Value> maskBits,
+            Value fast) {
+          rewriter.create<scf::IfOp>(
+              loc, fast,
+              [&](OpBuilder &tb, Location l) {
+                Value v = tb.create<LLVM::PoisonOp>(l, vecType);
+                for (unsigned k = 0; k < vec; ++k)
+                  v = tb.create<LLVM::InsertElementOp>(l, v, values[e + k],
+                                                       i32Const(tb, l, k));
+                tb.create<LLVM::StoreOp>(l, v, first.address, bytes);
+                tb.create<scf::YieldOp>(l);
+              },
+              [&](OpBuilder &eb, Location l) {
+                for (unsigned k = 0; k < vec; ++k) {
+                  ElementPlace place =
+                      k == 0 ? first : placeElement(eb, *access, e + k);
+                  scalarStore(eb, place, values[e + k],
+                              maskBits.empty() ? Value() : maskBits[k]);
+                }
+                eb.create<scf::YieldOp>(l);
+              });
+        });
     rewriter.eraseOp(op);
     return success();
   }
