@@ -54,36 +54,45 @@ def main():
     flush_buffer = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     flush = lambda: flush_l2(flush_buffer)
     module = tilec.Module.embedded("softmax")
-    kernels = {torch.float32: module.kernel("softmax_f32"),
-               torch.bfloat16: module.kernel("softmax_bf16")}
+    variants = {"tilec": module}
+    # Extra builds of the same source to compare, e.g. other warp counts:
+    # TILEC_SOFTMAX_VARIANTS="w16=a.ptx,a.json;w4=b.ptx,b.json"
+    for spec in filter(None, os.environ.get("TILEC_SOFTMAX_VARIANTS",
+                                            "").split(";")):
+        name, files = spec.split("=")
+        variants[name] = tilec.Module.from_files(*files.split(","))
     ceiling = copy_ceiling(flush)
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling: "
           f"{ceiling:.2f} TB/s (read+write)")
     rows = []
-    for dtype in DTYPES:
-        for (m, n) in SHAPES:
-            x = torch.randn(m, n, device="cuda", dtype=dtype) * 3
-            y = torch.full_like(x, float("nan"))
-            kernel = kernels[dtype]
-            kernel((m,), x, y, m, n)
-            torch.cuda.synchronize()
-            ref = torch.softmax(x.double(), dim=1)
-            err = (y.double() - ref).abs().max().item()
-            tol = 1e-5 if dtype == torch.float32 else 8e-3
-            ok = bool(torch.isfinite(y).all()) and err <= tol
-            ours = time_median(lambda: kernel((m,), x, y, m, n), flush)
-            peer = time_median(lambda: torch.softmax(x, dim=1), flush)
-            nbytes = 2 * x.numel() * x.element_size()
-            rows.append(dict(dtype=str(dtype).replace("torch.", ""), rows=m,
-                             cols=n, ours_us=ours, torch_us=peer,
-                             speedup=peer / ours,
-                             ours_tbs=nbytes / (ours * 1e-6) / 1e12,
-                             floor_us=nbytes / (ceiling * 1e12) * 1e6,
-                             max_abs_err=err, correct=ok))
-    print(f"{'dtype':9} {'shape':>12} {'tilec us':>9} {'torch us':>9} "
+    names = {torch.float32: "softmax_f32", torch.bfloat16: "softmax_bf16"}
+    for variant, mod in variants.items():
+        for dtype in DTYPES:
+            for (m, n) in SHAPES:
+                x = torch.randn(m, n, device="cuda", dtype=dtype) * 3
+                y = torch.full_like(x, float("nan"))
+                kernel = mod.kernel(names[dtype])
+                kernel((m,), x, y, m, n)
+                torch.cuda.synchronize()
+                ref = torch.softmax(x.double(), dim=1)
+                err = (y.double() - ref).abs().max().item()
+                tol = 1e-5 if dtype == torch.float32 else 8e-3
+                ok = bool(torch.isfinite(y).all()) and err <= tol
+                ours = time_median(lambda: kernel((m,), x, y, m, n), flush)
+                peer = time_median(lambda: torch.softmax(x, dim=1), flush)
+                nbytes = 2 * x.numel() * x.element_size()
+                rows.append(dict(variant=variant,
+                                 dtype=str(dtype).replace("torch.", ""), rows=m,
+                                 cols=n, ours_us=ours, torch_us=peer,
+                                 speedup=peer / ours,
+                                 ours_tbs=nbytes / (ours * 1e-6) / 1e12,
+                                 floor_us=nbytes / (ceiling * 1e12) * 1e6,
+                                 max_abs_err=err, correct=ok))
+    print(f"{'variant':8} {'dtype':9} {'shape':>12} {'tilec us':>9} {'torch us':>9} "
           f"{'speedup':>8} {'TB/s':>6} {'%copy':>6} {'floor us':>9} {'maxerr':>9}")
     for r in rows:
-        print(f"{r['dtype']:9} {str((r['rows'], r['cols'])):>12} "
+        print(f"{r['variant']:8} {r['dtype']:9} "
+              f"{str((r['rows'], r['cols'])):>12} "
               f"{r['ours_us']:9.1f} {r['torch_us']:9.1f} {r['speedup']:8.2f} "
               f"{r['ours_tbs']:6.2f} {100 * r['ours_tbs'] / ceiling:6.1f} "
               f"{r['floor_us']:9.1f} {r['max_abs_err']:9.2e}"
