@@ -165,6 +165,23 @@ def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
   let hasVerifier = 1;
 }
 
+def Tile_FenceOp : Tile_Op<"fence", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "device-scope fence between global memory accesses";
+  let description = [{
+    Orders every global memory access of the executing thread before the
+    fence against every one after it, as seen by all threads of the grid.
+    Programs that hand data to one another (the last program to take an
+    atomic ticket reads what the others stored) fence before taking the
+    ticket, so their stores are visible, and after it, so the reads see
+    them.
+
+    ```mlir
+    tile.fence
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Tile construction and shape
 //===----------------------------------------------------------------------===//

@@ -112,6 +112,7 @@ struct ConvertTileToLLVMPass
     populateSortPatterns(converter, patterns);
     populateHistogramPatterns(converter, patterns);
     populateScatterPatterns(converter, patterns);
+    populateAtomicPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

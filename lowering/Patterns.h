@@ -35,6 +35,9 @@ void populateHistogramPatterns(TileTypeConverter &converter,
 /// scatter: placement through shared scratch.
 void populateScatterPatterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns);
+/// atomic (global read-modify-write, once per element) and fence.
+void populateAtomicPatterns(TileTypeConverter &converter,
+                            RewritePatternSet &patterns);
 /// Kernels, returns and grid queries.
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);

@@ -81,6 +81,15 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     return dest.getNumElements() *
            getScratchElementBytes(dest.getElementType());
   }
+  if (auto atomic = dyn_cast<AtomicOp>(op)) {
+    // Owner election tags, then the previous values.
+    auto value = cast<RankedTensorType>(atomic.getValue().getType());
+    int64_t total = 0;
+    getScratchArrayOffsets(
+        {IntegerType::get(op->getContext(), 32), value.getElementType()},
+        value.getNumElements(), total);
+    return total;
+  }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto src = cast<RankedTensorType>(convert.getSrc().getType());
     return src.getNumElements() * getScratchElementBytes(src.getElementType());

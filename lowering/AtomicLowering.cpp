@@ -1,0 +1,159 @@
+//===- AtomicLowering.cpp - global atomics and fences --------------------===//
+//
+// tile.atomic: a tile element may be held by several threads (replicated
+// layouts), but its read-modify-write must happen once. The holders elect
+// one (thread, element) pair per element through shared scratch, the
+// winner performs the atomic, and the previous value travels back to every
+// holder through scratch. tile.fence is a GPU-scope membar.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "passes/SharedMemory.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+FailureOr<LLVM::AtomicBinOp> getAtomicBinOp(CombineKind kind, Type type) {
+  bool isFloat = isa<FloatType>(type);
+  switch (kind) {
+  case CombineKind::Add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case CombineKind::Max:
+    return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case CombineKind::Min:
+    return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case CombineKind::Exch:
+    return LLVM::AtomicBinOp::xchg;
+  case CombineKind::And:
+  case CombineKind::Or:
+  case CombineKind::Xor:
+    if (isFloat)
+      return failure();
+    return kind == CombineKind::And  ? LLVM::AtomicBinOp::_and
+           : kind == CombineKind::Or ? LLVM::AtomicBinOp::_or
+                                     : LLVM::AtomicBinOp::_xor;
+  case CombineKind::Mul:
+    return failure();
+  }
+  return failure();
+}
+
+struct AtomicLowering : public OpConversionPattern<AtomicOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto valueType = cast<RankedTensorType>(op.getValue().getType());
+    FailureOr<Distribution> dist = getDistribution(valueType);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    for (Value index : op.getIndices())
+      if (cast<RankedTensorType>(index.getType()).getEncoding() !=
+          valueType.getEncoding())
+        return op.emitOpError("indices must have the layout of the value");
+    Type elementType = adaptor.getValue().front().getType();
+    FailureOr<LLVM::AtomicBinOp> binOp =
+        getAtomicBinOp(op.getKind(), elementType);
+    if (failed(binOp) || elementType.isInteger(1))
+      return op.emitOpError("has no atomic form for ")
+             << stringifyCombineKind(op.getKind()) << " on " << elementType;
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    unsigned rank = op.getIndices().size();
+    ValueRange view = adaptor.getView();
+    Value base = view[0];
+    ValueRange sizes = view.slice(1, rank), strides = view.slice(1 + rank, rank);
+    int64_t numElements = valueType.getNumElements();
+    int64_t perThread = dist->numElements();
+    int64_t total = 0;
+    SmallVector<int64_t> offsets =
+        getScratchArrayOffsets({i32, elementType}, numElements, total);
+    Value resultStart =
+        i32Const(b, loc, offsets[1] / getScratchElementBytes(elementType));
+
+    // The barrier also orders the CTA's earlier accesses (and a fence
+    // before this op) ahead of the atomics.
+    ctaBarrier(b, loc);
+    ThreadPosition pos = getThreadPosition(b, loc, *dist);
+    Value tid = b.create<LLVM::AddOp>(
+        loc, b.create<LLVM::MulOp>(loc, pos.warp, i32Const(b, loc, 32)),
+        pos.lane);
+    Value tagBase = b.create<LLVM::MulOp>(loc, tid, i32Const(b, loc, perThread));
+    SmallVector<Value> slots, tags;
+    for (int64_t e = 0; e < perThread; ++e) {
+      slots.push_back(linearize(b, loc, getElementCoords(b, loc, *dist, pos, e),
+                                valueType.getShape()));
+      tags.push_back(
+          b.create<LLVM::AddOp>(loc, tagBase, i32Const(b, loc, e)));
+      storeScratch(b, loc, op, tags.back(), slots.back());
+    }
+    ctaBarrier(b, loc);
+    for (int64_t e = 0; e < perThread; ++e) {
+      Value winner = loadScratch(b, loc, op, i32, slots[e]);
+      Value owner = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                           winner, tags[e]);
+      auto ownerIf = b.create<scf::IfOp>(loc, owner, /*withElse=*/false);
+      OpBuilder ob = OpBuilder::atBlockBegin(&ownerIf.getThenRegion().front());
+      Value linear = i64Const(ob, loc, 0);
+      Value inBounds;
+      for (unsigned d = 0; d < rank; ++d) {
+        Value coord = ob.create<LLVM::SExtOp>(loc, i64, adaptor.getIndices()[d][e]);
+        // Unsigned compare also rejects negative coordinates.
+        Value inside = ob.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
+                                               coord, sizes[d]);
+        inBounds = inBounds ? ob.create<LLVM::AndOp>(loc, inBounds, inside)
+                            : inside;
+        linear = ob.create<LLVM::AddOp>(
+            loc, linear, ob.create<LLVM::MulOp>(loc, coord, strides[d]));
+      }
+      Value resultSlot = ob.create<LLVM::AddOp>(loc, resultStart, slots[e]);
+      // Skipped elements read back zero.
+      storeScratch(ob, loc, op, getIdentity(ob, loc, CombineKind::Exch, elementType),
+                   resultSlot);
+      auto boundsIf = ob.create<scf::IfOp>(loc, inBounds, /*withElse=*/false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&boundsIf.getThenRegion().front());
+      Value address = ib.create<LLVM::GEPOp>(loc, base.getType(), elementType,
+                                             base, ValueRange{linear});
+      Value old = ib.create<LLVM::AtomicRMWOp>(
+          loc, *binOp, address, adaptor.getValue()[e],
+          LLVM::AtomicOrdering::monotonic);
+      storeScratch(ib, loc, op, old, resultSlot);
+    }
+    ctaBarrier(b, loc);
+    SmallVector<Value> results;
+    for (Value slot : slots)
+      results.push_back(loadScratch(
+          b, loc, op, elementType, b.create<LLVM::AddOp>(loc, resultStart, slot)));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+struct FenceLowering : public OpConversionPattern<FenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FenceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::MembarOp>(op, NVVM::MemScopeKind::GPU);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateAtomicPatterns(TileTypeConverter &converter,
+                                        RewritePatternSet &patterns) {
+  patterns.add<AtomicLowering, FenceLowering>(converter,
+                                              patterns.getContext());
+}
