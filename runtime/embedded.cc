@@ -1,6 +1,12 @@
 #include "runtime/embedded.h"
 
+#include <memory>
+#include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,6 +74,23 @@ LoadEmbedded(absl::string_view module_name, absl::string_view target) {
       "no embedded module '", module_name, "' for target ", chosen,
       "; embedded: ",
       available.empty() ? "(none)" : absl::StrJoin(available, ", ")));
+}
+
+absl::StatusOr<const Kernel *>
+GetEmbeddedKernel(absl::string_view module_name,
+                  absl::string_view kernel_name) {
+  static absl::Mutex mutex;
+  static auto *modules ABSL_GUARDED_BY(mutex) =
+      new absl::flat_hash_map<std::string, std::unique_ptr<Module>>();
+  absl::MutexLock lock(&mutex);
+  auto it = modules->find(module_name);
+  if (it == modules->end()) {
+    absl::StatusOr<std::unique_ptr<Module>> loaded = LoadEmbedded(module_name);
+    if (!loaded.ok())
+      return loaded.status();
+    it = modules->emplace(std::string(module_name), *std::move(loaded)).first;
+  }
+  return it->second->GetKernel(kernel_name);
 }
 
 } // namespace tilec

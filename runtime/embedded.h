@@ -44,6 +44,12 @@ std::string TargetForComputeCapability(int major, int minor);
 absl::StatusOr<std::unique_ptr<Module>>
 LoadEmbedded(absl::string_view module_name, absl::string_view target = "");
 
+// A kernel of an embedded module for the current device, loading the module
+// on first use and keeping it for the life of the process (the entry points
+// of runtime/softmax.h and runtime/topk.h launch through it).
+absl::StatusOr<const Kernel *> GetEmbeddedKernel(absl::string_view module_name,
+                                                 absl::string_view kernel_name);
+
 } // namespace tilec
 
 #endif // TILEC_RUNTIME_EMBEDDED_H_

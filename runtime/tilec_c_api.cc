@@ -13,6 +13,7 @@
 #include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "runtime/softmax.h"
 #include "runtime/topk.h"
 
 namespace {
@@ -221,6 +222,21 @@ int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
     }
     return AsKernel(kernel)->Launch({grid[0], grid[1], grid[2]}, converted,
                                     static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
+                  void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    if (dtype != TILEC_DTYPE_F32 && dtype != TILEC_DTYPE_BF16)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument 'dtype' must be TILEC_DTYPE_F32 (0) or TILEC_DTYPE_BF16 "
+          "(1), got ",
+          dtype));
+    return tilec::Softmax(x, y, rows, cols,
+                          dtype == TILEC_DTYPE_F32 ? tilec::SoftmaxType::kF32
+                                                   : tilec::SoftmaxType::kBF16,
+                          static_cast<CUstream>(stream));
   });
 }
 

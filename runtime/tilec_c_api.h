@@ -81,12 +81,19 @@ int tilec_kernel_info_json(tilec_kernel *kernel, const char **out);
 int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
                         const tilec_arg *args, size_t nargs, void *stream);
 
-/* Waits for all work in the current context. */
+/* Row-wise softmax (fp32 math) of a (rows, cols) device matrix x into y
+ * (may equal x); dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16. */
+#define TILEC_DTYPE_F32 0
+#define TILEC_DTYPE_BF16 1
+int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
+                  void *stream);
+
 /* Row-wise top-k of a (batch, n) fp32 device matrix into (batch, k) fp32
  * values (descending) and int64 indices, as torch.topk(largest, sorted). */
 int tilec_topk(const void *x, int batch, int n, int k, void *values,
                void *indices, void *stream);
 
+/* Waits for all work in the current context. */
 int tilec_synchronize(void);
 
 #ifdef __cplusplus

@@ -10,6 +10,8 @@
 #include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "runtime/softmax.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -63,20 +65,19 @@ protected:
     return p;
   }
 
-  // Runs `kernel` on rows x cols elements of `elem_bytes` each, with the
-  // output poisoned (all bits set: NaN in both types) beforehand.
+  // Runs the softmax entry point on rows x cols elements, with the output
+  // poisoned (all bits set: NaN in both types) beforehand.
   template <typename T>
-  std::vector<T> Run(const char *kernel, const std::vector<T> &input,
-                     int rows, int cols) {
+  std::vector<T> Run(SoftmaxType type, const std::vector<T> &input, int rows,
+                     int cols) {
     size_t bytes = input.size() * sizeof(T);
-    CUdeviceptr x = Alloc(bytes), y = Alloc(bytes);
+    size_t words = (bytes + 3) / 4;
+    CUdeviceptr x = Alloc(bytes), y = Alloc(words * 4);
     EXPECT_EQ(driver_->api().cuMemcpyHtoD_v2(x, input.data(), bytes), 0);
-    EXPECT_EQ(driver_->api().cuMemsetD32_v2(y, 0xFFFFFFFFu, bytes / 4), 0);
-    absl::StatusOr<const Kernel *> k = module_->GetKernel(kernel);
-    EXPECT_TRUE(k.ok()) << k.status();
-    KernelArg args[] = {KernelArg::DevicePtr(x), KernelArg::DevicePtr(y),
-                        KernelArg::I32(rows), KernelArg::I32(cols)};
-    absl::Status status = (*k)->Launch(Dim3{uint32_t(rows), 1, 1}, args);
+    EXPECT_EQ(driver_->api().cuMemsetD32_v2(y, 0xFFFFFFFFu, words), 0);
+    absl::Status status =
+        Softmax(reinterpret_cast<const void *>(x), reinterpret_cast<void *>(y),
+                rows, cols, type);
     EXPECT_TRUE(status.ok()) << status;
     EXPECT_EQ(driver_->api().cuCtxSynchronize(), 0);
     std::vector<T> out(input.size());
@@ -114,7 +115,7 @@ TEST_P(SoftmaxGpuTest, F32MatchesReference) {
     v = normal(rng);
   std::vector<double> xd(x.begin(), x.end());
   std::vector<double> ref = Reference(xd, shape.rows, shape.cols);
-  std::vector<float> y = Run("softmax_f32", x, shape.rows, shape.cols);
+  std::vector<float> y = Run(SoftmaxType::kF32, x, shape.rows, shape.cols);
   size_t bad = 0;
   for (size_t i = 0; i < y.size(); ++i)
     if (!(std::fabs(y[i] - ref[i]) <= 1e-6 + 1e-4 * ref[i]) && bad++ < 5)
@@ -134,7 +135,7 @@ TEST_P(SoftmaxGpuTest, Bf16MatchesReference) {
     xd[i] = FromBf16(x[i]);
   }
   std::vector<double> ref = Reference(xd, shape.rows, shape.cols);
-  std::vector<uint16_t> y = Run("softmax_bf16", x, shape.rows, shape.cols);
+  std::vector<uint16_t> y = Run(SoftmaxType::kBF16, x, shape.rows, shape.cols);
   size_t bad = 0;
   for (size_t i = 0; i < y.size(); ++i) {
     double got = FromBf16(y[i]);
@@ -146,15 +147,19 @@ TEST_P(SoftmaxGpuTest, Bf16MatchesReference) {
   EXPECT_EQ(bad, 0u);
 }
 
-// Single-tile rows (any width up to 8192, including ragged ones) and
-// chunked rows (wider than 8192, with a ragged last chunk).
+// Every row-width tier of the kernel (8, 2 and 1 rows per program, and
+// chunked rows wider than 8192), ragged widths and row counts that leave the
+// last program partly empty.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, SoftmaxGpuTest,
     ::testing::Values(Shape{4096, 8192, 1.f}, Shape{37, 1000, 1.f},
                       Shape{5, 1, 1.f}, Shape{3, 17, 1.f},
+                      Shape{8192, 1024, 1.f}, Shape{13, 1025, 1.f},
+                      Shape{4097, 4096, 1.f}, Shape{3, 4095, 1.f},
                       Shape{64, 8191, 1.f}, Shape{16, 8193, 1.f},
                       Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
-                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f}),
+                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f},
+                      Shape{11, 700, 40.f}),
     [](const ::testing::TestParamInfo<Shape> &info) {
       return std::to_string(info.param.rows) + "x" +
              std::to_string(info.param.cols) + "_scale" +
@@ -177,6 +182,23 @@ TEST(EmbeddedSoftmax, EveryTargetIsEmbedded) {
       }
     EXPECT_TRUE(found) << "softmax@" << target << " is not embedded";
   }
+}
+
+// Needs no GPU: argument errors name the argument.
+TEST(SoftmaxValidation, ErrorsNameTheArgument) {
+  int buffer = 0;
+  EXPECT_THAT(ValidateSoftmax(nullptr, &buffer, 1, 1).message(),
+              ::testing::HasSubstr("argument 'x' is null"));
+  EXPECT_THAT(ValidateSoftmax(&buffer, nullptr, 1, 1).message(),
+              ::testing::HasSubstr("argument 'y' is null"));
+  EXPECT_THAT(ValidateSoftmax(&buffer, &buffer, 0, 1).message(),
+              ::testing::HasSubstr("argument 'rows' must be at least 1"));
+  EXPECT_THAT(ValidateSoftmax(&buffer, &buffer, 1, -3).message(),
+              ::testing::HasSubstr("argument 'cols' must be at least 1"));
+  EXPECT_TRUE(ValidateSoftmax(&buffer, &buffer, 1, 1).ok());
+  EXPECT_EQ(SoftmaxRowsPerProgram(1024), 8);
+  EXPECT_EQ(SoftmaxRowsPerProgram(1025), 2);
+  EXPECT_EQ(SoftmaxRowsPerProgram(4097), 1);
 }
 
 TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {

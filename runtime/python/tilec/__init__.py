@@ -27,7 +27,9 @@ __all__ = [
     "device_available",
     "default_target",
     "list_embedded",
+    "softmax",
     "synchronize",
+    "topk",
 ]
 
 _LIB_NAME = "libtilec_runtime.so"
@@ -131,6 +133,9 @@ def _declare(lib):
              c_size_t, c_void_p],
         ),
         "tilec_synchronize": (c_int, []),
+        "tilec_softmax": (
+            c_int, [c_void_p, c_void_p, c_int, c_int, c_int, c_void_p],
+        ),
         "tilec_topk": (
             c_int,
             [c_void_p, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p],
@@ -222,6 +227,27 @@ def _device_address(value, name):
         return value
     raise TilecError(f"argument '{name}' must be a device pointer or a "
                      f"tensor, got {type(value).__name__}")
+
+
+def softmax(x, y, stream=None):
+    """y = softmax(x, dim=1) for (rows, cols) float32 or bfloat16 CUDA
+    tensors, fp32 math; y may be x."""
+    shape = getattr(x, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise TilecError("argument 'x' must be a 2-D tensor")
+    if getattr(y, "shape", None) != shape:
+        raise TilecError(f"argument 'y' must have x's shape {tuple(shape)}")
+    dtypes = {"torch.float32": 0, "torch.bfloat16": 1}
+    dtype = dtypes.get(str(getattr(x, "dtype", None)))
+    if dtype is None or str(y.dtype) != str(x.dtype):
+        raise TilecError("arguments 'x' and 'y' must both be float32 or both "
+                         f"bfloat16, got {x.dtype} and {y.dtype}")
+    for name, t in (("x", x), ("y", y)):
+        if not t.is_contiguous():
+            raise TilecError(f"argument '{name}' must be contiguous")
+    _check(_lib.tilec_softmax(_device_address(x, "x"),
+                              _device_address(y, "y"), int(shape[0]),
+                              int(shape[1]), dtype, _stream_handle(stream)))
 
 
 def topk(x, k, values, indices, batch=None, n=None, stream=None):
