@@ -23,9 +23,13 @@ DTYPES = [torch.float32, torch.bfloat16]
 RUNS = 100
 
 
-def rows_per_program(cols):
+def rows_per_program(cols, dtype):
     """The kernel's rows per program (kernels_dsl/softmax.mlir)."""
-    return 8 if cols <= 1024 else 2 if cols <= 4096 else 1
+    scale = 2 if dtype == torch.bfloat16 else 1
+    for width, rows in ((256, 32), (1024, 8), (4096, 2), (8192, 1)):
+        if cols <= width:
+            return rows * scale
+    return 1
 
 
 def flush_l2(buffer):
@@ -80,7 +84,7 @@ def main():
                     run = lambda: tilec.softmax(x, y)
                 else:
                     kernel = mod.kernel(names[dtype])
-                    grid = (-(-m // rows_per_program(n)),)
+                    grid = (-(-m // rows_per_program(n, dtype)),)
                     run = lambda: kernel(grid, x, y, m, n)
                 run()
                 torch.cuda.synchronize()

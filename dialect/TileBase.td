@@ -40,6 +40,8 @@ def Tile_Dialect : Dialect {
     /// Attribute names the dialect understands on kernel functions.
     static constexpr llvm::StringLiteral kKernelAttrName = "tile.kernel";
     static constexpr llvm::StringLiteral kNumWarpsAttrName = "tile.num_warps";
+    static constexpr llvm::StringLiteral kMaxRegistersAttrName =
+        "tile.max_registers";
     static constexpr llvm::StringLiteral kArgNamesAttrName = "tile.arg_names";
     static constexpr llvm::StringLiteral kSharedBytesAttrName =
         "tile.shared_bytes";

@@ -109,6 +109,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a power of two in [1, 32]";
     return success();
   }
+  if (name == kMaxRegistersAttrName) {
+    // ptxas accepts .maxnreg in this range; fewer registers than 24 cannot
+    // hold a thread's addressing state.
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 24 || value.getInt() > 255)
+      return op->emitError() << "'" << name << "' must be an integer in [24, 255]";
+    return success();
+  }
   if (name == kArgNamesAttrName) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     auto func = dyn_cast<func::FuncOp>(op);

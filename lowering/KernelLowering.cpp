@@ -106,6 +106,12 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
                       rewriter.getUnitAttr());
     auto block = rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
     llvmFunc->setAttr(NVVM::NVVMDialect::getReqntidAttrName(), block);
+    // A register cap trades a few spills for more resident CTAs, which is
+    // what memory-bound kernels with large register tiles need.
+    if (auto cap = func->getAttrOfType<IntegerAttr>(
+            TileDialect::kMaxRegistersAttrName))
+      llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                        rewriter.getI32IntegerAttr(cap.getInt()));
     llvmFunc->setAttr(TileDialect::kMetadataAttrName,
                       buildMetadata(func, threads, target));
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),

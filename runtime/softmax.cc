@@ -16,11 +16,18 @@ absl::Status Invalid(const char *argument, const std::string &why) {
 
 } // namespace
 
-int SoftmaxRowsPerProgram(int cols) {
+int SoftmaxRowsPerProgram(int cols, SoftmaxType type) {
+  // bf16 programs have twice the threads and take twice the rows, except
+  // for the chunked path beyond 8192 columns.
+  int scale = type == SoftmaxType::kBF16 ? 2 : 1;
+  if (cols <= 256)
+    return 32 * scale;
   if (cols <= 1024)
-    return 8;
+    return 8 * scale;
   if (cols <= 4096)
-    return 2;
+    return 2 * scale;
+  if (cols <= 8192)
+    return scale;
   return 1;
 }
 
@@ -47,7 +54,7 @@ absl::Status Softmax(const void *x, void *y, int rows, int cols,
     return kernel.status();
   const KernelArg args[] = {KernelArg::Ptr(x), KernelArg::Ptr(y),
                             KernelArg::I32(rows), KernelArg::I32(cols)};
-  int per_program = SoftmaxRowsPerProgram(cols);
+  int per_program = SoftmaxRowsPerProgram(cols, type);
   uint32_t programs = uint32_t((rows + per_program - 1) / per_program);
   return (*kernel)->Launch({programs, 1, 1}, args, stream);
 }

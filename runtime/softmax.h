@@ -13,9 +13,9 @@ namespace tilec {
 
 enum class SoftmaxType { kF32, kBF16 };
 
-// Rows one program of the kernel takes for rows of `cols` elements; the
-// kernel makes the same choice (see kernels_dsl/softmax.mlir).
-int SoftmaxRowsPerProgram(int cols);
+// Rows one program of the kernel takes for rows of `cols` elements of
+// `type`; the kernel makes the same choice (see kernels_dsl/softmax.mlir).
+int SoftmaxRowsPerProgram(int cols, SoftmaxType type);
 
 // Checks the arguments without touching the device; errors name the
 // offending argument.

@@ -279,3 +279,10 @@ func.func @scatter_elements(%v: tensor<16xf32>, %i: tensor<16xi32>, %d: tensor<4
   %r = tile.scatter %v into %d[%i] : tensor<16xf32>, tensor<16xi32> -> tensor<4xi32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.max_registers' must be an integer in [24, 255]}}
+func.func @k() attributes {tile.kernel, tile.max_registers = 300 : i32} {
+  return
+}

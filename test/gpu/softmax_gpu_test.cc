@@ -159,7 +159,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{64, 8191, 1.f}, Shape{16, 8193, 1.f},
                       Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
                       Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f},
-                      Shape{11, 700, 40.f}),
+                      Shape{11, 700, 40.f}, Shape{70, 256, 1.f},
+                      Shape{129, 257, 1.f}, Shape{5, 8192, 1.f}),
     [](const ::testing::TestParamInfo<Shape> &info) {
       return std::to_string(info.param.rows) + "x" +
              std::to_string(info.param.cols) + "_scale" +
@@ -196,9 +197,12 @@ TEST(SoftmaxValidation, ErrorsNameTheArgument) {
   EXPECT_THAT(ValidateSoftmax(&buffer, &buffer, 1, -3).message(),
               ::testing::HasSubstr("argument 'cols' must be at least 1"));
   EXPECT_TRUE(ValidateSoftmax(&buffer, &buffer, 1, 1).ok());
-  EXPECT_EQ(SoftmaxRowsPerProgram(1024), 8);
-  EXPECT_EQ(SoftmaxRowsPerProgram(1025), 2);
-  EXPECT_EQ(SoftmaxRowsPerProgram(4097), 1);
+  EXPECT_EQ(SoftmaxRowsPerProgram(256, SoftmaxType::kF32), 32);
+  EXPECT_EQ(SoftmaxRowsPerProgram(1024, SoftmaxType::kF32), 8);
+  EXPECT_EQ(SoftmaxRowsPerProgram(1025, SoftmaxType::kF32), 2);
+  EXPECT_EQ(SoftmaxRowsPerProgram(4097, SoftmaxType::kF32), 1);
+  EXPECT_EQ(SoftmaxRowsPerProgram(8192, SoftmaxType::kBF16), 2);
+  EXPECT_EQ(SoftmaxRowsPerProgram(8193, SoftmaxType::kBF16), 1);
 }
 
 TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {
