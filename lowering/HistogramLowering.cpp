@@ -1,8 +1,11 @@
 //===- HistogramLowering.cpp - counting through shared atomics -----------===//
 //
 // The bins live in shared scratch: threads zero the bins they hold in the
-// result layout, add one per counted element with a shared-memory atomic,
-// and read their bins back after a barrier.
+// result layout, add their counted elements with shared-memory atomics,
+// and read their bins back after a barrier. Skewed data (float keys share
+// few exponent digits) makes lanes hit the same bin, so each warp first
+// groups its lanes by bin (match.any) and one lane per group adds the
+// group's size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +33,9 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
     if (failed(src) || failed(result))
       return op.emitOpError("tile has no register layout; run "
                             "tile-assign-layouts first");
-    if (op.getMask() && cast<RankedTensorType>(op.getMask().getType())
-                                .getEncoding() != srcType.getEncoding())
+    if (op.getMask() &&
+        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
+            srcType.getEncoding())
       return op.emitOpError("mask must have the layout of the values");
 
     Location loc = op.getLoc();
@@ -49,6 +53,8 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
       storeScratch(b, loc, op, i32Const(b, loc, 0), binOf.back());
     }
     ctaBarrier(b, loc);
+    Value allLanes = i32Const(b, loc, -1);
+    Value lanesBelow = b.create<NVVM::LaneMaskLtOp>(loc, i32);
     for (auto [e, value] : llvm::enumerate(values)) {
       Type type = value.getType();
       // Unsigned compare also rejects negative values.
@@ -57,16 +63,26 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
           b.create<LLVM::ConstantOp>(loc, type, b.getIntegerAttr(type, bins)));
       if (!mask.empty())
         counted = b.create<LLVM::AndOp>(loc, counted, mask[e]);
-      auto ifOp = b.create<scf::IfOp>(loc, counted, /*withElse=*/false);
-      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       Value bin = value;
       if (type.getIntOrFloatBitWidth() > 32)
-        bin = tb.create<LLVM::TruncOp>(loc, i32, value);
+        bin = b.create<LLVM::TruncOp>(loc, i32, value);
       else if (type.getIntOrFloatBitWidth() < 32)
-        bin = tb.create<LLVM::ZExtOp>(loc, i32, value);
+        bin = b.create<LLVM::ZExtOp>(loc, i32, value);
+      // Uncounted lanes match one another under -1 (never a bin) and add
+      // nothing. The whole warp runs the match: it stays outside the `if`.
+      Value tag = b.create<LLVM::SelectOp>(loc, counted, bin, allLanes);
+      Value peers = b.create<NVVM::MatchSyncOp>(loc, i32, allLanes, tag,
+                                                NVVM::MatchSyncKind::any);
+      Value lowerPeers = b.create<LLVM::AndOp>(loc, peers, lanesBelow);
+      Value leader = b.create<LLVM::AndOp>(
+          loc, counted,
+          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lowerPeers,
+                                 i32Const(b, loc, 0)));
+      auto ifOp = b.create<scf::IfOp>(loc, leader, /*withElse=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       Value addr = getScratchAddress(tb, loc, op, i32, bin);
-      tb.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, addr,
-                                   i32Const(tb, loc, 1),
+      Value size = tb.create<LLVM::CtPopOp>(loc, i32, peers);
+      tb.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, addr, size,
                                    LLVM::AtomicOrdering::monotonic);
     }
     ctaBarrier(b, loc);

@@ -2,19 +2,25 @@
 // RUN: emit-ptx %s --target=sm_90a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.o %}
 
-// Bins are zeroed in scratch, each counted element (in range and under the
-// mask) adds one with a shared atomic, and the bins are read back.
+// Bins are zeroed in scratch; per element, lanes with the same counted bin
+// (in range and under the mask) are grouped by match.any and the lowest
+// adds the group's size with a shared atomic; the bins are read back.
 // CHECK-LABEL: llvm.func @count
 // CHECK-SAME: shared_bytes = 1024
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
+// CHECK: nvvm.read.ptx.sreg.lanemask.lt
 // CHECK: llvm.icmp "ult"
+// CHECK: %[[PEERS:.*]] = nvvm.match.sync any
 // CHECK: scf.if
-// CHECK: llvm.atomicrmw add %{{.*}} monotonic : !llvm.ptr<3>, i32
+// CHECK: %[[SIZE:.*]] = llvm.intr.ctpop(%[[PEERS]])
+// CHECK: llvm.atomicrmw add %{{.*}}, %[[SIZE]] monotonic : !llvm.ptr<3>, i32
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 // PTX-LABEL: .entry count
+// PTX: match.any.sync.b32
+// PTX: popc.b32
 // PTX: atom.shared.add.u32
 func.func @count(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
