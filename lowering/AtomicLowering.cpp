@@ -73,7 +73,8 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
     unsigned rank = op.getIndices().size();
     ValueRange view = adaptor.getView();
     Value base = view[0];
-    ValueRange sizes = view.slice(1, rank), strides = view.slice(1 + rank, rank);
+    ValueRange sizes = view.slice(1, rank),
+               strides = view.slice(1 + rank, rank);
     int64_t numElements = valueType.getNumElements();
     int64_t perThread = dist->numElements();
     int64_t total = 0;
@@ -89,52 +90,55 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
     Value tid = b.create<LLVM::AddOp>(
         loc, b.create<LLVM::MulOp>(loc, pos.warp, i32Const(b, loc, 32)),
         pos.lane);
-    Value tagBase = b.create<LLVM::MulOp>(loc, tid, i32Const(b, loc, perThread));
+    Value tagBase =
+        b.create<LLVM::MulOp>(loc, tid, i32Const(b, loc, perThread));
     SmallVector<Value> slots, tags;
     for (int64_t e = 0; e < perThread; ++e) {
       slots.push_back(linearize(b, loc, getElementCoords(b, loc, *dist, pos, e),
                                 valueType.getShape()));
-      tags.push_back(
-          b.create<LLVM::AddOp>(loc, tagBase, i32Const(b, loc, e)));
+      tags.push_back(b.create<LLVM::AddOp>(loc, tagBase, i32Const(b, loc, e)));
       storeScratch(b, loc, op, tags.back(), slots.back());
     }
     ctaBarrier(b, loc);
     for (int64_t e = 0; e < perThread; ++e) {
       Value winner = loadScratch(b, loc, op, i32, slots[e]);
-      Value owner = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                           winner, tags[e]);
+      Value owner =
+          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, winner, tags[e]);
       auto ownerIf = b.create<scf::IfOp>(loc, owner, /*withElse=*/false);
       OpBuilder ob = OpBuilder::atBlockBegin(&ownerIf.getThenRegion().front());
       Value linear = i64Const(ob, loc, 0);
       Value inBounds;
       for (unsigned d = 0; d < rank; ++d) {
-        Value coord = ob.create<LLVM::SExtOp>(loc, i64, adaptor.getIndices()[d][e]);
+        Value coord =
+            ob.create<LLVM::SExtOp>(loc, i64, adaptor.getIndices()[d][e]);
         // Unsigned compare also rejects negative coordinates.
         Value inside = ob.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
                                                coord, sizes[d]);
-        inBounds = inBounds ? ob.create<LLVM::AndOp>(loc, inBounds, inside)
-                            : inside;
+        inBounds =
+            inBounds ? ob.create<LLVM::AndOp>(loc, inBounds, inside) : inside;
         linear = ob.create<LLVM::AddOp>(
             loc, linear, ob.create<LLVM::MulOp>(loc, coord, strides[d]));
       }
       Value resultSlot = ob.create<LLVM::AddOp>(loc, resultStart, slots[e]);
       // Skipped elements read back zero.
-      storeScratch(ob, loc, op, getIdentity(ob, loc, CombineKind::Exch, elementType),
+      storeScratch(ob, loc, op,
+                   getIdentity(ob, loc, CombineKind::Exch, elementType),
                    resultSlot);
       auto boundsIf = ob.create<scf::IfOp>(loc, inBounds, /*withElse=*/false);
       OpBuilder ib = OpBuilder::atBlockBegin(&boundsIf.getThenRegion().front());
       Value address = ib.create<LLVM::GEPOp>(loc, base.getType(), elementType,
                                              base, ValueRange{linear});
-      Value old = ib.create<LLVM::AtomicRMWOp>(
-          loc, *binOp, address, adaptor.getValue()[e],
-          LLVM::AtomicOrdering::monotonic);
+      Value old = ib.create<LLVM::AtomicRMWOp>(loc, *binOp, address,
+                                               adaptor.getValue()[e],
+                                               LLVM::AtomicOrdering::monotonic);
       storeScratch(ib, loc, op, old, resultSlot);
     }
     ctaBarrier(b, loc);
     SmallVector<Value> results;
     for (Value slot : slots)
-      results.push_back(loadScratch(
-          b, loc, op, elementType, b.create<LLVM::AddOp>(loc, resultStart, slot)));
+      results.push_back(
+          loadScratch(b, loc, op, elementType,
+                      b.create<LLVM::AddOp>(loc, resultStart, slot)));
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -154,6 +158,5 @@ struct FenceLowering : public OpConversionPattern<FenceOp> {
 
 void mlir::tile::populateAtomicPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<AtomicLowering, FenceLowering>(converter,
-                                              patterns.getContext());
+  patterns.add<AtomicLowering, FenceLowering>(converter, patterns.getContext());
 }

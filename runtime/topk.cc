@@ -8,6 +8,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "runtime/context.h"
+#include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
 
@@ -16,14 +18,20 @@ namespace {
 
 constexpr char kModuleName[] = "topk";
 constexpr char kKernelName[] = "topk_f32";
+constexpr char kSplitKernelName[] = "topk_split_f32";
+// topk_split_f32: columns per program, the most candidate slots per row,
+// and the largest k it handles.
+constexpr int kPartLen = 4096;
+constexpr int kMaxCandidates = 4096;
+constexpr int kSplitMaxK = 64;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
       absl::StrCat("argument '", argument, "' ", why));
 }
 
-// The kernel of the process-wide module, loaded on first use.
-absl::StatusOr<const Kernel *> GetTopKKernel() {
+// The kernel `name` of the process-wide module, loaded on first use.
+absl::StatusOr<const Kernel *> GetTopKKernel(const char *name) {
   static absl::Mutex mutex;
   static Module *module ABSL_GUARDED_BY(mutex) = nullptr;
   absl::MutexLock lock(&mutex);
@@ -33,7 +41,85 @@ absl::StatusOr<const Kernel *> GetTopKKernel() {
       return loaded.status();
     module = loaded->release(); // Lives as long as the process.
   }
-  return module->GetKernel(kKernelName);
+  return module->GetKernel(name);
+}
+
+// Candidate buffer and per-row tickets of the split kernel, shared by all
+// calls and grown on demand. The kernel leaves every ticket at zero, so
+// only fresh tickets are cleared. Calls that overlap on different streams
+// must not share it; they are serialized by the caller's stream order.
+struct Workspace {
+  cu::CUdeviceptr work = 0, tickets = 0;
+  size_t workBytes = 0, ticketCount = 0;
+};
+
+absl::StatusOr<Workspace> GetWorkspace(size_t workBytes, size_t ticketCount) {
+  static absl::Mutex mutex;
+  static Workspace *ws ABSL_GUARDED_BY(mutex) = new Workspace;
+  absl::MutexLock lock(&mutex);
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  const DriverApi &api = (*driver)->api();
+  if (ws->workBytes < workBytes) {
+    if (ws->work != 0)
+      api.cuMemFree_v2(ws->work);
+    ws->work = 0;
+    ws->workBytes = 0;
+    if (absl::Status s =
+            (*driver)->Check(api.cuMemAlloc_v2(&ws->work, workBytes),
+                             "cuMemAlloc (top-k candidates)");
+        !s.ok())
+      return s;
+    ws->workBytes = workBytes;
+  }
+  if (ws->ticketCount < ticketCount) {
+    if (ws->tickets != 0)
+      api.cuMemFree_v2(ws->tickets);
+    ws->tickets = 0;
+    ws->ticketCount = 0;
+    if (absl::Status s =
+            (*driver)->Check(api.cuMemAlloc_v2(&ws->tickets, ticketCount * 4),
+                             "cuMemAlloc (top-k tickets)");
+        !s.ok())
+      return s;
+    if (absl::Status s =
+            (*driver)->Check(api.cuMemsetD32_v2(ws->tickets, 0, ticketCount),
+                             "cuMemsetD32 (top-k tickets)");
+        !s.ok())
+      return s;
+    ws->ticketCount = ticketCount;
+  }
+  return *ws;
+}
+
+// One program per (row, part of kPartLen columns); the last part of each
+// row to finish merges the parts' candidates.
+absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
+                       float *values, int64_t *indices, CUstream stream) {
+  absl::StatusOr<const Kernel *> kernel = GetTopKKernel(kSplitKernelName);
+  if (!kernel.ok())
+    return kernel.status();
+  // A row of one part touches neither buffer; any non-null address will do.
+  cu::CUdeviceptr work = reinterpret_cast<uintptr_t>(x), tickets = work;
+  if (parts > 1) {
+    absl::StatusOr<Workspace> ws =
+        GetWorkspace(size_t(batch) * kMaxCandidates * 8, size_t(batch));
+    if (!ws.ok())
+      return ws.status();
+    work = ws->work;
+    tickets = ws->tickets;
+  }
+  const KernelArg args[] = {KernelArg::Ptr(x),
+                            KernelArg::Ptr(values),
+                            KernelArg::Ptr(indices),
+                            KernelArg::DevicePtr(work),
+                            KernelArg::DevicePtr(tickets),
+                            KernelArg::I32(batch),
+                            KernelArg::I32(n),
+                            KernelArg::I32(k),
+                            KernelArg::I32(parts)};
+  return (*kernel)->Launch({uint32_t(batch), uint32_t(parts), 1}, args, stream);
 }
 
 } // namespace
@@ -54,8 +140,7 @@ absl::Status ValidateTopK(const void *x, int batch, int n, int k,
     return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
   if (k > kTopKMaxK)
     return absl::UnimplementedError(absl::StrCat(
-        "argument 'k' is ", k, "; the top-k kernel sorts at most ",
-        kTopKMaxK));
+        "argument 'k' is ", k, "; the top-k kernel sorts at most ", kTopKMaxK));
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   if (int64_t(batch) * n > kMax)
     return Invalid("n", absl::StrCat("batch * n = ", int64_t(batch) * n,
@@ -67,7 +152,10 @@ absl::Status TopK(const float *x, int batch, int n, int k, float *values,
                   int64_t *indices, CUstream stream) {
   if (absl::Status s = ValidateTopK(x, batch, n, k, values, indices); !s.ok())
     return s;
-  absl::StatusOr<const Kernel *> kernel = GetTopKKernel();
+  int parts = (n + kPartLen - 1) / kPartLen;
+  if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
+    return TopKSplit(x, batch, n, k, parts, values, indices, stream);
+  absl::StatusOr<const Kernel *> kernel = GetTopKKernel(kKernelName);
   if (!kernel.ok())
     return kernel.status();
   const KernelArg args[] = {KernelArg::Ptr(x),       KernelArg::Ptr(values),

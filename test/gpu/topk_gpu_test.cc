@@ -113,46 +113,51 @@ TEST_P(TopKGpuTest, MatchesReference) {
   CUdeviceptr dx = Alloc(x.size() * 4), dv = Alloc(outCount * 4),
               di = Alloc(outCount * 8);
   ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dx, x.data(), x.size() * 4), 0);
-  // Poison the outputs so unwritten slots show.
-  ASSERT_EQ(driver_->api().cuMemsetD32_v2(dv, 0x7F7F7F7Fu, outCount), 0);
-  ASSERT_EQ(driver_->api().cuMemsetD32_v2(di, 0xFFFFFFFFu, outCount * 2), 0);
-  absl::Status status =
-      TopK(reinterpret_cast<const float *>(dx), c.batch, c.n, c.k,
-           reinterpret_cast<float *>(dv), reinterpret_cast<int64_t *>(di));
-  ASSERT_TRUE(status.ok()) << status;
-  ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
-  std::vector<float> values(outCount);
-  std::vector<int64_t> indices(outCount);
-  ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(values.data(), dv, outCount * 4), 0);
-  ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(indices.data(), di, outCount * 8),
-            0);
+  // Twice: the split kernel must leave its tickets ready for the next call.
+  for (int call = 0; call < 2; ++call) {
+    // Poison the outputs so unwritten slots show.
+    ASSERT_EQ(driver_->api().cuMemsetD32_v2(dv, 0x7F7F7F7Fu, outCount), 0);
+    ASSERT_EQ(driver_->api().cuMemsetD32_v2(di, 0xFFFFFFFFu, outCount * 2), 0);
+    absl::Status status =
+        TopK(reinterpret_cast<const float *>(dx), c.batch, c.n, c.k,
+             reinterpret_cast<float *>(dv), reinterpret_cast<int64_t *>(di));
+    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
+    std::vector<float> values(outCount);
+    std::vector<int64_t> indices(outCount);
+    ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(values.data(), dv, outCount * 4),
+              0);
+    ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(indices.data(), di, outCount * 8),
+              0);
 
-  int badRows = 0;
-  for (int r = 0; r < c.batch && badRows < 3; ++r) {
-    const float *row = x.data() + size_t(r) * c.n;
-    std::vector<float> expected(row, row + c.n);
-    std::partial_sort(expected.begin(), expected.begin() + c.k,
-                      expected.end(), Before);
-    std::set<int64_t> seen;
-    bool ok = true;
-    for (int j = 0; j < c.k && ok; ++j) {
-      float v = values[size_t(r) * c.k + j];
-      int64_t i = indices[size_t(r) * c.k + j];
-      if (!SameValue(v, expected[j])) {
-        ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": value "
-                      << v << ", expected " << expected[j];
-        ok = false;
-      } else if (i < 0 || i >= c.n || !seen.insert(i).second) {
-        ADD_FAILURE() << c.name << " row " << r << " slot " << j
-                      << ": index " << i << " out of range or repeated";
-        ok = false;
-      } else if (!SameValue(row[i], v)) {
-        ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": x["
-                      << i << "] = " << row[i] << " but value is " << v;
-        ok = false;
+    int badRows = 0;
+    for (int r = 0; r < c.batch && badRows < 3; ++r) {
+      const float *row = x.data() + size_t(r) * c.n;
+      std::vector<float> expected(row, row + c.n);
+      std::partial_sort(expected.begin(), expected.begin() + c.k,
+                        expected.end(), Before);
+      std::set<int64_t> seen;
+      bool ok = true;
+      for (int j = 0; j < c.k && ok; ++j) {
+        float v = values[size_t(r) * c.k + j];
+        int64_t i = indices[size_t(r) * c.k + j];
+        if (!SameValue(v, expected[j])) {
+          ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": value "
+                        << v << ", expected " << expected[j];
+          ok = false;
+        } else if (i < 0 || i >= c.n || !seen.insert(i).second) {
+          ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": index "
+                        << i << " out of range or repeated";
+          ok = false;
+        } else if (!SameValue(row[i], v)) {
+          ADD_FAILURE() << c.name << " row " << r << " slot " << j << ": x["
+                        << i << "] = " << row[i] << " but value is " << v;
+          ok = false;
+        }
       }
+      badRows += !ok;
     }
-    badRows += !ok;
+    ASSERT_EQ(badRows, 0) << "call " << call;
   }
 }
 
@@ -179,6 +184,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"k_equals_n_tiny", 5, 37, 37, Case::kSpecials, 1.0f},
         Case{"k1_odd", 7, 123, 1, Case::kRandn, 1.0f},
         Case{"n1", 3, 1, 1, Case::kRandn, 1.0f},
+        // Rows split into parts (k <= 64): partial last part, k = 1 merge,
+        // ties across parts, and parts * k above the split kernel's limit.
+        Case{"split_tail", 3, 4096 * 5 + 17, 64, Case::kRandn, 1.0f},
+        Case{"split_k1", 2, 50000, 1, Case::kRandn, 1.0f},
+        Case{"split_spikes", 1, 131072, 64, Case::kConstantSpikes, 1.0f},
+        Case{"split_few_values", 4, 30000, 8, Case::kFewValues, 1.0f},
+        Case{"split_specials", 3, 9000, 16, Case::kSpecials, 1.0f},
+        Case{"long_k64_unsplit", 1, 300000, 64, Case::kRandn, 1.0f},
         // NaN and infinities.
         Case{"specials", 6, 3000, 20, Case::kSpecials, 1.0f},
         Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f}),
@@ -192,19 +205,19 @@ TEST(TopKValidation, NamesTheArgument) {
   auto message = [](const absl::Status &s) { return std::string(s.message()); };
   EXPECT_NE(message(ValidateTopK(nullptr, 1, 4, 2, &dummy, &idx)).find("'x'"),
             std::string::npos);
-  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 2, nullptr, &idx))
-                .find("'values'"),
-            std::string::npos);
-  EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 2, &dummy, nullptr))
-                .find("'indices'"),
-            std::string::npos);
+  EXPECT_NE(
+      message(ValidateTopK(&dummy, 1, 4, 2, nullptr, &idx)).find("'values'"),
+      std::string::npos);
+  EXPECT_NE(
+      message(ValidateTopK(&dummy, 1, 4, 2, &dummy, nullptr)).find("'indices'"),
+      std::string::npos);
   EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 5, &dummy, &idx)).find("'k'"),
             std::string::npos);
   EXPECT_NE(message(ValidateTopK(&dummy, 1, 4, 0, &dummy, &idx)).find("'k'"),
             std::string::npos);
-  EXPECT_NE(message(ValidateTopK(&dummy, 0, 4, 1, &dummy, &idx))
-                .find("'batch'"),
-            std::string::npos);
+  EXPECT_NE(
+      message(ValidateTopK(&dummy, 0, 4, 1, &dummy, &idx)).find("'batch'"),
+      std::string::npos);
   EXPECT_EQ(ValidateTopK(&dummy, 1, 5000, 4096, &dummy, &idx).code(),
             absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(ValidateTopK(&dummy, 2, 4, 4, &dummy, &idx).ok());
