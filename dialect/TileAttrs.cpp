@@ -38,12 +38,10 @@ static bool allPowersOfTwo(ArrayRef<unsigned> values) {
 // BlockedLayoutAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<unsigned> sizePerThread,
-                          ArrayRef<unsigned> threadsPerWarp,
-                          ArrayRef<unsigned> warpsPerCTA,
-                          ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0)
     return emitError() << "blocked layout needs rank at least 1";
@@ -106,10 +104,10 @@ unsigned SliceLayoutAttr::getLayoutRank() const {
 // MmaLayoutAttr / DotOperandLayoutAttr / SwizzleAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    unsigned version,
-                                    ArrayRef<unsigned> warpsPerCTA,
-                                    ArrayRef<unsigned> instrShape) {
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      unsigned version, ArrayRef<unsigned> warpsPerCTA,
+                      ArrayRef<unsigned> instrShape) {
   if (version != 2 && version != 3 && version != 5)
     return emitError() << "mma version must be 2 (mma.sync), 3 (wgmma) or 5 "
                           "(tcgen05), got "

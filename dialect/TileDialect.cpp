@@ -88,11 +88,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (name == kKernelAttrName) {
     auto func = dyn_cast<func::FuncOp>(op);
     if (!func)
-      return op->emitError() << "'" << name
-                             << "' may only be placed on a func.func";
+      return op->emitError()
+             << "'" << name << "' may only be placed on a func.func";
     if (func.getFunctionType().getNumResults() != 0)
-      return op->emitError() << "kernel @" << func.getSymName()
-                             << " must not return values";
+      return op->emitError()
+             << "kernel @" << func.getSymName() << " must not return values";
     for (auto [index, type] :
          llvm::enumerate(func.getFunctionType().getInputs()))
       if (!isKernelParamType(type))
@@ -105,8 +105,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 1 || value.getInt() > 32 ||
         !llvm::isPowerOf2_64(value.getInt()))
-      return op->emitError() << "'" << name
-                             << "' must be a power of two in [1, 32]";
+      return op->emitError()
+             << "'" << name << "' must be a power of two in [1, 32]";
     return success();
   }
   if (name == kMaxRegistersAttrName) {
@@ -114,7 +114,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     // hold a thread's addressing state.
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 24 || value.getInt() > 255)
-      return op->emitError() << "'" << name << "' must be an integer in [24, 255]";
+      return op->emitError()
+             << "'" << name << "' must be an integer in [24, 255]";
     return success();
   }
   if (name == kArgNamesAttrName) {
@@ -123,8 +124,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!names || !func ||
         names.size() != func.getFunctionType().getNumInputs() ||
         !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
-      return op->emitError() << "'" << name
-                             << "' must list one string per kernel parameter";
+      return op->emitError()
+             << "'" << name << "' must list one string per kernel parameter";
     return success();
   }
   if (name == kSharedBytesAttrName || name == kMetadataAttrName)

@@ -8,14 +8,17 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+// Generated declarations, in dependency order.
 #include "dialect/TileDialect.h.inc"
+
 #include "dialect/TileEnums.h.inc"
+
 #include "dialect/TileAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES

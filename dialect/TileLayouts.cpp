@@ -121,8 +121,7 @@ BlockedLayoutAttr mlir::tile::getDefaultLayout(MLIRContext *context,
                                                unsigned elementBits,
                                                unsigned numWarps) {
   unsigned rank = shape.size();
-  SmallVector<unsigned> size(rank, 1), threads(rank, 1), warps(rank, 1),
-      order;
+  SmallVector<unsigned> size(rank, 1), threads(rank, 1), warps(rank, 1), order;
   for (unsigned d = rank; d-- > 0;)
     order.push_back(d);
 

@@ -48,19 +48,19 @@ std::string shapeString(ArrayRef<int64_t> shape) {
   return text;
 }
 
-LogicalResult verifyViewAccess(Operation *op, ViewType view,
-                               size_t numOffsets, RankedTensorType tile) {
+LogicalResult verifyViewAccess(Operation *op, ViewType view, size_t numOffsets,
+                               RankedTensorType tile) {
   if (numOffsets != view.getRank())
-    return op->emitOpError() << "expects " << view.getRank()
-                             << " offsets for a rank-" << view.getRank()
-                             << " view, got " << numOffsets;
+    return op->emitOpError()
+           << "expects " << view.getRank() << " offsets for a rank-"
+           << view.getRank() << " view, got " << numOffsets;
   if (tile.getRank() != view.getRank())
     return op->emitOpError() << "tile rank " << tile.getRank()
                              << " does not match view rank " << view.getRank();
   if (tile.getElementType() != view.getElementType())
-    return op->emitOpError() << "tile element type " << tile.getElementType()
-                             << " does not match view element type "
-                             << view.getElementType();
+    return op->emitOpError()
+           << "tile element type " << tile.getElementType()
+           << " does not match view element type " << view.getElementType();
   return success();
 }
 } // namespace
@@ -74,9 +74,8 @@ LogicalResult MakeViewOp::verify() {
   if (getSizes().size() != view.getRank() ||
       getStrides().size() != view.getRank())
     return emitOpError() << "expects " << view.getRank()
-                         << " extents and strides for a rank-"
-                         << view.getRank() << " view, got "
-                         << getSizes().size() << " and "
+                         << " extents and strides for a rank-" << view.getRank()
+                         << " view, got " << getSizes().size() << " and "
                          << getStrides().size();
   if (getPtr().getType().getElementType() != view.getElementType())
     return emitOpError() << "pointer element type "
@@ -109,11 +108,9 @@ LogicalResult GatherOp::verify() {
   auto result = cast<RankedTensorType>(getResult().getType());
   if (getIndices().size() != view.getRank())
     return emitOpError() << "expects one index tile per view dimension ("
-                         << view.getRank() << "), got "
-                         << getIndices().size();
+                         << view.getRank() << "), got " << getIndices().size();
   for (Value index : getIndices())
-    if (cast<RankedTensorType>(index.getType()).getShape() !=
-        result.getShape())
+    if (cast<RankedTensorType>(index.getType()).getShape() != result.getShape())
       return emitOpError() << "index tiles must have the result shape "
                            << shapeString(result.getShape());
   if (result.getElementType() != view.getElementType())
@@ -128,8 +125,7 @@ LogicalResult AtomicOp::verify() {
   auto value = cast<RankedTensorType>(getValue().getType());
   if (getIndices().size() != view.getRank())
     return emitOpError() << "expects one index tile per view dimension ("
-                         << view.getRank() << "), got "
-                         << getIndices().size();
+                         << view.getRank() << "), got " << getIndices().size();
   for (Value index : getIndices())
     if (cast<RankedTensorType>(index.getType()).getShape() != value.getShape())
       return emitOpError() << "index tiles must have the value shape "
@@ -243,8 +239,7 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
 namespace {
 /// Values that every thread can compute for itself need no data movement:
 /// rebuild them directly in the requested layout.
-struct RematerializeConvertedSource
-    : public OpRewritePattern<ConvertLayoutOp> {
+struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op,
                                 PatternRewriter &rewriter) const override {
@@ -287,8 +282,7 @@ static LogicalResult verifyCombine(Operation *op, CombineKind kind,
                  kind == CombineKind::Xor;
   if (bitwise && !isa<IntegerType>(elementType))
     return op->emitOpError() << "'" << stringifyCombineKind(kind)
-                             << "' needs integer elements, got "
-                             << elementType;
+                             << "' needs integer elements, got " << elementType;
   return success();
 }
 
@@ -336,10 +330,11 @@ LogicalResult ScanOp::verify() {
   return verifyCombine(*this, getKind(), src.getElementType());
 }
 
-LogicalResult SortOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+SortOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                         ValueRange operands, DictionaryAttr attributes,
+                         OpaqueProperties properties, RegionRange regions,
+                         SmallVectorImpl<Type> &inferredReturnTypes) {
   for (Value operand : operands)
     inferredReturnTypes.push_back(operand.getType());
   return success();
@@ -355,8 +350,7 @@ LogicalResult SortOp::verify() {
     return emitOpError() << "sorted extent must be a power of two, got "
                          << keys.getDimSize(getDim());
   for (Value payload : getPayloads())
-    if (cast<RankedTensorType>(payload.getType()).getShape() !=
-        keys.getShape())
+    if (cast<RankedTensorType>(payload.getType()).getShape() != keys.getShape())
       return emitOpError() << "payload tiles must have the key shape "
                            << shapeString(keys.getShape());
   if (getResults().size() != 1 + getPayloads().size())
@@ -420,8 +414,9 @@ LogicalResult DotOp::verify() {
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError() << "operands must be rank-2 tiles";
   if (a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError() << "K extents differ: A is " << shapeString(a.getShape())
-                         << ", B is " << shapeString(b.getShape());
+    return emitOpError() << "K extents differ: A is "
+                         << shapeString(a.getShape()) << ", B is "
+                         << shapeString(b.getShape());
   if (acc.getDimSize(0) != a.getDimSize(0) ||
       acc.getDimSize(1) != b.getDimSize(1))
     return emitOpError() << "accumulator must be " << a.getDimSize(0) << "x"

@@ -77,8 +77,7 @@ Type SharedBufferType::parse(AsmParser &parser) {
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elementType))
     return {};
-  if (succeeded(parser.parseOptionalComma()) &&
-      parser.parseAttribute(swizzle))
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(swizzle))
     return {};
   if (parser.parseGreater())
     return {};

@@ -26,17 +26,18 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context)
     results.append(2 * type.getRank(), IntegerType::get(context, 64));
     return success();
   });
-  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
-                    -> std::optional<LogicalResult> {
-    FailureOr<Distribution> dist = getDistribution(type);
-    if (failed(dist))
-      return failure();
-    Type element = convertType(type.getElementType());
-    if (!element)
-      return failure();
-    results.append(dist->numElements(), element);
-    return success();
-  });
+  addConversion(
+      [this](RankedTensorType type,
+             SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+        FailureOr<Distribution> dist = getDistribution(type);
+        if (failed(dist))
+          return failure();
+        Type element = convertType(type.getElementType());
+        if (!element)
+          return failure();
+        results.append(dist->numElements(), element);
+        return success();
+      });
 }
 
 namespace {
@@ -100,9 +101,9 @@ struct ConvertTileToLLVMPass
     conversionTarget.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     conversionTarget.addIllegalDialect<TileDialect>();
     conversionTarget.addIllegalOp<func::FuncOp, func::ReturnOp>();
-    conversionTarget.addDynamicallyLegalDialect<arith::ArithDialect,
-                                                math::MathDialect>(
-        [](Operation *op) { return !hasTileTypes(op); });
+    conversionTarget
+        .addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
+            [](Operation *op) { return !hasTileTypes(op); });
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          conversionTarget);
     populateKernelPatterns(converter, patterns, target);

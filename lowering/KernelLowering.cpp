@@ -92,8 +92,8 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
     for (auto [index, input] : llvm::enumerate(type.getInputs())) {
       Type converted = getTypeConverter()->convertType(input);
       if (!converted)
-        return func.emitError() << "cannot lower kernel parameter type "
-                                << input;
+        return func.emitError()
+               << "cannot lower kernel parameter type " << input;
       signature.addInputs(index, converted);
       params.push_back(converted);
     }

@@ -27,10 +27,10 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value index,
   for (unsigned d : order) {
     // Extents are powers of two: masks and shifts instead of div/rem.
     unsigned size = sizes[d];
-    result[d] = size == 1 ? i32Const(b, loc, 0)
-                          : b.create<LLVM::AndOp>(loc, rest,
-                                                  i32Const(b, loc, size - 1))
-                                .getResult();
+    result[d] =
+        size == 1 ? i32Const(b, loc, 0)
+                  : b.create<LLVM::AndOp>(loc, rest, i32Const(b, loc, size - 1))
+                        .getResult();
     if (size > 1)
       rest = b.create<LLVM::LShrOp>(loc, rest,
                                     i32Const(b, loc, llvm::Log2_32(size)));
@@ -45,9 +45,8 @@ ThreadPosition mlir::tile::getThreadPosition(OpBuilder &b, Location loc,
   pos.lane = b.create<LLVM::AndOp>(loc, tid, i32Const(b, loc, 31));
   pos.warp = b.create<LLVM::LShrOp>(loc, tid, i32Const(b, loc, 5));
   BlockedLayoutAttr blocked = dist.blocked;
-  SmallVector<Value> laneIndex =
-      delinearize(b, loc, pos.lane, blocked.getThreadsPerWarp(),
-                  blocked.getOrder());
+  SmallVector<Value> laneIndex = delinearize(
+      b, loc, pos.lane, blocked.getThreadsPerWarp(), blocked.getOrder());
   pos.warpIndex = delinearize(b, loc, pos.warp, blocked.getWarpsPerCTA(),
                               blocked.getOrder());
   for (unsigned d = 0; d < dist.blockedRank(); ++d) {
@@ -74,8 +73,8 @@ SmallVector<Value> mlir::tile::getElementCoords(OpBuilder &b, Location loc,
       coord = b.create<LLVM::AddOp>(loc, coord, i32Const(b, loc, offsets[d]));
     // Replicated layouts wrap around the (power-of-two) tile extent.
     if (dist.wraps(d))
-      coord = b.create<LLVM::AndOp>(
-          loc, coord, i32Const(b, loc, dist.blockedShape[d] - 1));
+      coord = b.create<LLVM::AndOp>(loc, coord,
+                                    i32Const(b, loc, dist.blockedShape[d] - 1));
     coords.push_back(coord);
   }
   return coords;
@@ -156,8 +155,7 @@ Value mlir::tile::shuffle(OpBuilder &b, Location loc, Value v,
 
 Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
                              unsigned mask) {
-  return shuffle(b, loc, v, NVVM::ShflKind::bfly, i32Const(b, loc, mask),
-                 0x1f);
+  return shuffle(b, loc, v, NVVM::ShflKind::bfly, i32Const(b, loc, mask), 0x1f);
 }
 
 Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
@@ -184,9 +182,11 @@ Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
   case CombineKind::Mul:
     return constant(b.getIntegerAttr(type, 1));
   case CombineKind::Max:
-    return constant(b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(bits)));
+    return constant(
+        b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(bits)));
   case CombineKind::Min:
-    return constant(b.getIntegerAttr(type, llvm::APInt::getSignedMaxValue(bits)));
+    return constant(
+        b.getIntegerAttr(type, llvm::APInt::getSignedMaxValue(bits)));
   case CombineKind::And:
     return constant(b.getIntegerAttr(type, llvm::APInt::getAllOnes(bits)));
   default:
@@ -202,12 +202,10 @@ static Type scratchType(OpBuilder &b, Type type) {
   return type.isInteger(1) ? b.getI8Type() : type;
 }
 
-Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc,
-                                    Operation *from, Type elementType,
-                                    Value index) {
+Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc, Operation *from,
+                                    Type elementType, Value index) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value base =
-      b.create<LLVM::AddressOfOp>(loc, ptrType, kSharedMemorySymbol);
+  Value base = b.create<LLVM::AddressOfOp>(loc, ptrType, kSharedMemorySymbol);
   return b.create<LLVM::GEPOp>(loc, ptrType, scratchType(b, elementType), base,
                                ValueRange{index});
 }

@@ -54,8 +54,8 @@ struct ApproxLowering : public OpRewritePattern<MathOp> {
     if (preScale != 1.0)
       x = rewriter.create<arith::MulFOp>(
           loc, x,
-          rewriter.create<arith::ConstantOp>(loc,
-                                             rewriter.getF32FloatAttr(preScale)));
+          rewriter.create<arith::ConstantOp>(
+              loc, rewriter.getF32FloatAttr(preScale)));
     Value y = callIntrinsic(rewriter, loc, intrinsic, x);
     if (postScale != 1.0)
       y = rewriter.create<arith::MulFOp>(

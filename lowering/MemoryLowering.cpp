@@ -125,12 +125,11 @@ ElementPlace placeElement(OpBuilder &b, const TileAccess &access, int64_t e) {
     // Unsigned compare also rejects negative coordinates.
     Value inside = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, coord,
                                           access.view.sizes[d]);
-    place.inBounds =
-        place.inBounds ? b.create<LLVM::AndOp>(loc, place.inBounds, inside)
-                       : inside;
+    place.inBounds = place.inBounds
+                         ? b.create<LLVM::AndOp>(loc, place.inBounds, inside)
+                         : inside;
     linear = b.create<LLVM::AddOp>(
-        loc, linear,
-        b.create<LLVM::MulOp>(loc, coord, access.view.strides[d]));
+        loc, linear, b.create<LLVM::MulOp>(loc, coord, access.view.strides[d]));
   }
   auto ptrType = access.view.ptr.getType();
   place.address = b.create<LLVM::GEPOp>(loc, ptrType, access.elementType,
@@ -181,8 +180,7 @@ struct MakeViewLowering : public OpConversionPattern<MakeViewOp> {
 
 /// The access of `op` to a tile of `tileType`, or a diagnostic when the tile
 /// has no register layout.
-FailureOr<TileAccess> beginAccess(Operation *op, Type tileType,
-                                  ValueRange view,
+FailureOr<TileAccess> beginAccess(Operation *op, Type tileType, ValueRange view,
                                   ArrayRef<ValueRange> offsets,
                                   const TypeConverter &converter,
                                   OpBuilder &b) {
@@ -228,11 +226,10 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
       return failure();
     Location loc = op.getLoc();
     Type elementType = access->elementType;
-    Attribute padAttr =
-        op.getPaddingAttr()
-            ? op.getPaddingAttr()
-            : rewriter.getZeroAttr(
-                  getElementTypeOrSelf(op.getResult().getType()));
+    Attribute padAttr = op.getPaddingAttr()
+                            ? op.getPaddingAttr()
+                            : rewriter.getZeroAttr(getElementTypeOrSelf(
+                                  op.getResult().getType()));
     Value pad = rewriter.create<LLVM::ConstantOp>(loc, elementType,
                                                   cast<TypedAttr>(padAttr));
 
@@ -263,8 +260,8 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
           auto ifOp = rewriter.create<scf::IfOp>(
               loc, fast,
               [&](OpBuilder &tb, Location l) {
-                Value v = tb.create<LLVM::LoadOp>(l, vecType, first.address,
-                                                  bytes);
+                Value v =
+                    tb.create<LLVM::LoadOp>(l, vecType, first.address, bytes);
                 tb.create<scf::YieldOp>(l, v);
               },
               [&](OpBuilder &eb, Location l) {
@@ -272,8 +269,8 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
                 for (unsigned k = 0; k < vec; ++k) {
                   ElementPlace place =
                       k == 0 ? first : placeElement(eb, *access, e + k);
-                  Value x = scalarLoad(eb, place,
-                                       maskBits.empty() ? Value() : maskBits[k]);
+                  Value x = scalarLoad(
+                      eb, place, maskBits.empty() ? Value() : maskBits[k]);
                   v = eb.create<LLVM::InsertElementOp>(l, v, x,
                                                        i32Const(eb, l, k));
                 }

@@ -2,11 +2,11 @@
 
 #include "lowering/Passes.h"
 
-#include "passes/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "passes/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tile;

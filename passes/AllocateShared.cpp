@@ -68,7 +68,8 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
       types.push_back(cast<RankedTensorType>(v.getType()).getElementType());
     int64_t total = 0;
     getScratchArrayOffsets(
-        types, cast<RankedTensorType>(sort.getKeys().getType()).getNumElements(),
+        types,
+        cast<RankedTensorType>(sort.getKeys().getType()).getNumElements(),
         total);
     return total;
   }
@@ -105,9 +106,8 @@ struct AllocateSharedPass
       if (!isKernel(func))
         return;
       int64_t bytes = 0;
-      func.walk([&](Operation *op) {
-        bytes = std::max(bytes, getScratchBytes(op));
-      });
+      func.walk(
+          [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
       // 16-byte granules keep vector accesses to scratch aligned.
       bytes = llvm::alignTo(bytes, 16);
       func->setAttr(TileDialect::kSharedBytesAttrName,

@@ -31,8 +31,7 @@ int SoftmaxRowsPerProgram(int cols, SoftmaxType type) {
   return 1;
 }
 
-absl::Status ValidateSoftmax(const void *x, const void *y, int rows,
-                             int cols) {
+absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols) {
   if (x == nullptr)
     return Invalid("x", "is null");
   if (y == nullptr)

@@ -152,15 +152,13 @@ TEST_P(SoftmaxGpuTest, Bf16MatchesReference) {
 // last program partly empty.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, SoftmaxGpuTest,
-    ::testing::Values(Shape{4096, 8192, 1.f}, Shape{37, 1000, 1.f},
-                      Shape{5, 1, 1.f}, Shape{3, 17, 1.f},
-                      Shape{8192, 1024, 1.f}, Shape{13, 1025, 1.f},
-                      Shape{4097, 4096, 1.f}, Shape{3, 4095, 1.f},
-                      Shape{64, 8191, 1.f}, Shape{16, 8193, 1.f},
-                      Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
-                      Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f},
-                      Shape{11, 700, 40.f}, Shape{70, 256, 1.f},
-                      Shape{129, 257, 1.f}, Shape{5, 8192, 1.f}),
+    ::testing::Values(
+        Shape{4096, 8192, 1.f}, Shape{37, 1000, 1.f}, Shape{5, 1, 1.f},
+        Shape{3, 17, 1.f}, Shape{8192, 1024, 1.f}, Shape{13, 1025, 1.f},
+        Shape{4097, 4096, 1.f}, Shape{3, 4095, 1.f}, Shape{64, 8191, 1.f},
+        Shape{16, 8193, 1.f}, Shape{7, 20011, 1.f}, Shape{2, 65536, 1.f},
+        Shape{33, 4097, 30.f}, Shape{9, 30000, 20.f}, Shape{11, 700, 40.f},
+        Shape{70, 256, 1.f}, Shape{129, 257, 1.f}, Shape{5, 8192, 1.f}),
     [](const ::testing::TestParamInfo<Shape> &info) {
       return std::to_string(info.param.rows) + "x" +
              std::to_string(info.param.cols) + "_scale" +

@@ -9,9 +9,8 @@
 
 using namespace llvm;
 
-std::optional<std::string> tilec::getResourceSummary(StringRef ptx,
-                                                     StringRef target,
-                                                     std::string &why) {
+std::optional<std::string>
+tilec::getResourceSummary(StringRef ptx, StringRef target, std::string &why) {
   ErrorOr<std::string> ptxas =
       sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
   if (!ptxas)

@@ -1,7 +1,8 @@
 //===- emit-ptx.cpp - compile a tile kernel file to PTX ------------------===//
 //
 //   emit-ptx FILE --target=sm_90a [-o out.ptx] [--metadata]
-//            [--metadata-out=FILE] [--print-ir-after-all] [--emit=ptx|llvm|mlir]
+//            [--metadata-out=FILE] [--print-ir-after-all]
+//            [--emit=ptx|llvm|mlir]
 //            [--resource-usage] [--summary]
 //
 //===----------------------------------------------------------------------===//
@@ -46,19 +47,20 @@ static cl::opt<std::string>
                 cl::value_desc("file"));
 static cl::opt<bool> printStages("print-ir-after-all",
                                  cl::desc("print the IR after every pass"));
-static cl::opt<bool> summary(
-    "summary", cl::desc("print, per kernel, its launch shape, parameters and "
-                        "PTX instruction mix (to stderr), plus ptxas's "
-                        "resource report when ptxas is present"));
+static cl::opt<bool>
+    summary("summary",
+            cl::desc("print, per kernel, its launch shape, parameters and "
+                     "PTX instruction mix (to stderr), plus ptxas's "
+                     "resource report when ptxas is present"));
 static cl::opt<bool> resourceUsage(
     "resource-usage",
     cl::desc("print registers/shared memory/spills reported by ptxas"));
 enum class EmitKind { PTX, LLVM, MLIR };
-static cl::opt<EmitKind> emitKind(
-    "emit", cl::desc("what to print"), cl::init(EmitKind::PTX),
-    cl::values(clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
-               clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
-               clEnumValN(EmitKind::MLIR, "mlir", "lowered MLIR")));
+static cl::opt<EmitKind>
+    emitKind("emit", cl::desc("what to print"), cl::init(EmitKind::PTX),
+             cl::values(clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
+                        clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
+                        clEnumValN(EmitKind::MLIR, "mlir", "lowered MLIR")));
 
 static OwningOpRef<ModuleOp> parseKernels(llvm::SourceMgr &sourceMgr,
                                           MLIRContext &context) {
@@ -75,8 +77,8 @@ static OwningOpRef<ModuleOp> parseKernels(llvm::SourceMgr &sourceMgr,
   } else {
     module = ModuleOp::create(FileLineColLoc::get(
         &context, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 1, 1));
-    module->getBody()->getOperations().splice(
-        module->getBody()->begin(), block.getOperations());
+    module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                              block.getOperations());
   }
   tilec::annotateArgNames(*module, state);
   if (failed(verify(*module)))
@@ -101,8 +103,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFile, &error);
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
   if (!input) {
     llvm::errs() << "error: " << error << "\n";
     return 1;
