@@ -7,10 +7,10 @@
 #include <random>
 #include <vector>
 
-#include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
 #include "runtime/softmax.h"
+#include "test/gpu/device_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -38,33 +38,8 @@ struct Shape {
   float scale;
 };
 
-class SoftmaxGpuTest : public ::testing::TestWithParam<Shape> {
+class SoftmaxGpuTest : public DeviceFixture<::testing::TestWithParam<Shape>> {
 protected:
-  void SetUp() override {
-    absl::StatusOr<const Driver *> driver = Driver::Get();
-    if (!driver.ok())
-      GTEST_SKIP() << "no usable CUDA driver: " << driver.status().message();
-    if (!DeviceAvailable())
-      GTEST_SKIP() << "the CUDA driver reports no device";
-    driver_ = *driver;
-    ASSERT_TRUE(CurrentOrPrimaryContext(*driver_).ok());
-    absl::StatusOr<std::unique_ptr<Module>> module = LoadEmbedded("softmax");
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
-  }
-
-  void TearDown() override {
-    for (CUdeviceptr p : buffers_)
-      driver_->api().cuMemFree_v2(p);
-  }
-
-  CUdeviceptr Alloc(size_t bytes) {
-    CUdeviceptr p = 0;
-    EXPECT_EQ(driver_->api().cuMemAlloc_v2(&p, bytes), 0);
-    buffers_.push_back(p);
-    return p;
-  }
-
   // Runs the softmax entry point on rows x cols elements, with the output
   // poisoned (all bits set: NaN in both types) beforehand.
   template <typename T>
@@ -100,10 +75,6 @@ protected:
     }
     return ref;
   }
-
-  const Driver *driver_ = nullptr;
-  std::unique_ptr<Module> module_;
-  std::vector<CUdeviceptr> buffers_;
 };
 
 TEST_P(SoftmaxGpuTest, F32MatchesReference) {
@@ -204,7 +175,8 @@ TEST(SoftmaxValidation, ErrorsNameTheArgument) {
 }
 
 TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {
-  absl::StatusOr<const Kernel *> k = module_->GetKernel("softmax_f32");
+  absl::StatusOr<const Kernel *> k =
+      GetEmbeddedKernel("softmax", "softmax_f32");
   ASSERT_TRUE(k.ok());
   KernelArg too_few[] = {KernelArg::I32(1)};
   absl::Status status = (*k)->Launch(Dim3{1, 1, 1}, too_few);
