@@ -93,6 +93,13 @@ private:
       return op->emitOpError("carrying tiles through scf.while is not "
                              "supported yet; use scf.for");
 
+    if (auto store = dyn_cast<StoreOp>(op)) {
+      // Masks are read element by element alongside the values.
+      if (Value mask = store.getMask())
+        convertOperand(store.getMaskMutable()[0],
+                       withLayout(mask.getType(), layoutOf(store.getValue())));
+      return success();
+    }
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 
@@ -109,7 +116,14 @@ private:
       setDefault(histogram.getResult());
       return success();
     }
-    if (isa<LoadOp, IotaOp, SplatOp, GatherOp, DotOp>(op)) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      setDefault(load.getResult());
+      if (Value mask = load.getMask())
+        convertOperand(load.getMaskMutable()[0],
+                       withLayout(mask.getType(), layoutOf(load.getResult())));
+      return success();
+    }
+    if (isa<IotaOp, SplatOp, GatherOp, DotOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();

@@ -118,3 +118,25 @@ func.func @while_tiles(%x: f32) attributes {tile.kernel} {
   }
   return
 }
+
+// -----
+
+// Masks follow the tile they guard: an i32-derived mask is converted to the
+// layout of an i64 load's result and of an i64 store's value.
+// CHECK-DAG: #[[I64:.*]] = #tile.blocked<size = [2], threads = [32], warps = [4], order = [0]>
+// CHECK-LABEL: func.func @wide_masks
+// CHECK: %[[LM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
+// CHECK: tile.load %{{.*}} mask %[[LM]] {{.*}} -> tensor<1024xi64, #[[I64]]>
+// CHECK: %[[SM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
+// CHECK: tile.store %{{.*}} mask %[[SM]] : tensor<1024xi64, #[[I64]]>
+func.func @wide_masks(%p: !tile.ptr<i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i64> -> !tile.view<?xi64>
+  %i = tile.iota : tensor<1024xi32>
+  %nT = tile.splat %n : tensor<1024xi32>
+  %m = arith.cmpi slt, %i, %nT : tensor<1024xi32>
+  %t = tile.load %v[%c0] mask %m : !tile.view<?xi64> -> tensor<1024xi64>
+  tile.store %t, %v[%c0] mask %m : tensor<1024xi64>, !tile.view<?xi64>
+  return
+}
