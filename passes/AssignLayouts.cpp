@@ -76,7 +76,9 @@ private:
     value.setType(withLayout(value.getType(), layout));
   }
 
-  void setDefault(Value value) { setLayout(value, defaultLayout(value.getType())); }
+  void setDefault(Value value) {
+    setLayout(value, defaultLayout(value.getType()));
+  }
 
   LogicalResult visit(Operation *op) {
     if (isa<func::FuncOp>(op))
@@ -87,9 +89,9 @@ private:
       return visitYield(yield);
     if (isa<scf::IfOp>(op))
       return success(); // Result types come from the yields.
-    if (isa<scf::WhileOp>(op) &&
-        llvm::any_of(op->getResultTypes(),
-                     [](Type t) { return isa<RankedTensorType>(t); }))
+    if (isa<scf::WhileOp>(op) && llvm::any_of(op->getResultTypes(), [](Type t) {
+          return isa<RankedTensorType>(t);
+        }))
       return op->emitOpError("carrying tiles through scf.while is not "
                              "supported yet; use scf.for");
 
@@ -110,9 +112,9 @@ private:
     if (auto histogram = dyn_cast<HistogramOp>(op)) {
       // Counting pairs each value with its mask bit in the same thread.
       if (Value mask = histogram.getMask())
-        convertOperand(histogram.getMaskMutable()[0],
-                       withLayout(mask.getType(),
-                                  layoutOf(histogram.getSrc())));
+        convertOperand(
+            histogram.getMaskMutable()[0],
+            withLayout(mask.getType(), layoutOf(histogram.getSrc())));
       setDefault(histogram.getResult());
       return success();
     }
@@ -200,8 +202,8 @@ private:
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!dense)
       return constant.emitOpError("tile constants must be dense elements");
-    auto type = withLayout(constant.getType(),
-                           defaultLayout(constant.getType()));
+    auto type =
+        withLayout(constant.getType(), defaultLayout(constant.getType()));
     constant.setValueAttr(
         DenseElementsAttr::getFromRawBuffer(type, dense.getRawData()));
     constant.getResult().setType(type);
@@ -211,7 +213,8 @@ private:
   LogicalResult visitReduce(ReduceOp reduce) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
     if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(src.getEncoding())) {
-      convertOperand(reduce.getSrcMutable(), withLayout(src, defaultLayout(src)));
+      convertOperand(reduce.getSrcMutable(),
+                     withLayout(src, defaultLayout(src)));
       src = cast<RankedTensorType>(reduce.getSrc().getType());
     }
     if (isa<RankedTensorType>(reduce.getResult().getType()))
@@ -229,10 +232,10 @@ private:
       return success();
     }
     Attribute parent = defaultLayout(expand.getResult().getType());
-    convertOperand(expand.getSrcMutable(),
-                   withLayout(src, SliceLayoutAttr::get(func.getContext(),
-                                                        expand.getDim(),
-                                                        parent)));
+    convertOperand(
+        expand.getSrcMutable(),
+        withLayout(src, SliceLayoutAttr::get(func.getContext(), expand.getDim(),
+                                             parent)));
     setLayout(expand.getResult(), parent);
     return success();
   }
