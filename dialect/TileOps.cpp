@@ -103,37 +103,38 @@ LogicalResult StoreOp::verify() {
                           cast<RankedTensorType>(getValue().getType()));
 }
 
-LogicalResult GatherOp::verify() {
-  ViewType view = getView().getType();
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (getIndices().size() != view.getRank())
-    return emitOpError() << "expects one index tile per view dimension ("
-                         << view.getRank() << "), got " << getIndices().size();
-  for (Value index : getIndices())
-    if (cast<RankedTensorType>(index.getType()).getShape() != result.getShape())
-      return emitOpError() << "index tiles must have the result shape "
-                           << shapeString(result.getShape());
-  if (result.getElementType() != view.getElementType())
-    return emitOpError() << "result element type " << result.getElementType()
-                         << " does not match view element type "
-                         << view.getElementType();
+/// Element-wise accesses at per-element coordinates: one index tile per view
+/// dimension, each shaped like `tile` (named `role` in messages), whose
+/// elements have the view's type.
+static LogicalResult verifyIndexedAccess(Operation *op, ViewType view,
+                                         ValueRange indices,
+                                         RankedTensorType tile,
+                                         StringRef role) {
+  if (indices.size() != view.getRank())
+    return op->emitOpError() << "expects one index tile per view dimension ("
+                             << view.getRank() << "), got " << indices.size();
+  for (Value index : indices)
+    if (cast<RankedTensorType>(index.getType()).getShape() != tile.getShape())
+      return op->emitOpError() << "index tiles must have the " << role
+                               << " shape " << shapeString(tile.getShape());
+  if (tile.getElementType() != view.getElementType())
+    return op->emitOpError()
+           << role << " element type " << tile.getElementType()
+           << " does not match view element type " << view.getElementType();
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  return verifyIndexedAccess(*this, getView().getType(), getIndices(),
+                             cast<RankedTensorType>(getResult().getType()),
+                             "result");
+}
+
 LogicalResult AtomicOp::verify() {
-  ViewType view = getView().getType();
   auto value = cast<RankedTensorType>(getValue().getType());
-  if (getIndices().size() != view.getRank())
-    return emitOpError() << "expects one index tile per view dimension ("
-                         << view.getRank() << "), got " << getIndices().size();
-  for (Value index : getIndices())
-    if (cast<RankedTensorType>(index.getType()).getShape() != value.getShape())
-      return emitOpError() << "index tiles must have the value shape "
-                           << shapeString(value.getShape());
-  if (value.getElementType() != view.getElementType())
-    return emitOpError() << "value element type " << value.getElementType()
-                         << " does not match view element type "
-                         << view.getElementType();
+  if (failed(verifyIndexedAccess(*this, getView().getType(), getIndices(),
+                                 value, "value")))
+    return failure();
   if (getResult().getType() != value)
     return emitOpError() << "result must have the value's type";
   if (getKind() == CombineKind::Mul)

@@ -13,6 +13,7 @@
 
 #include "runtime/context.h"
 #include "runtime/topk.h"
+#include "test/gpu/device_fixture.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -78,33 +79,7 @@ std::vector<float> MakeInput(const Case &c) {
   return x;
 }
 
-class TopKGpuTest : public ::testing::TestWithParam<Case> {
-protected:
-  void SetUp() override {
-    absl::StatusOr<const Driver *> driver = Driver::Get();
-    if (!driver.ok())
-      GTEST_SKIP() << "no usable CUDA driver: " << driver.status().message();
-    if (!DeviceAvailable())
-      GTEST_SKIP() << "the CUDA driver reports no device";
-    driver_ = *driver;
-    ASSERT_TRUE(CurrentOrPrimaryContext(*driver_).ok());
-  }
-
-  void TearDown() override {
-    for (CUdeviceptr p : buffers_)
-      driver_->api().cuMemFree_v2(p);
-  }
-
-  CUdeviceptr Alloc(size_t bytes) {
-    CUdeviceptr p = 0;
-    EXPECT_EQ(driver_->api().cuMemAlloc_v2(&p, bytes), 0);
-    buffers_.push_back(p);
-    return p;
-  }
-
-  const Driver *driver_ = nullptr;
-  std::vector<CUdeviceptr> buffers_;
-};
+class TopKGpuTest : public DeviceFixture<::testing::TestWithParam<Case>> {};
 
 TEST_P(TopKGpuTest, MatchesReference) {
   const Case &c = GetParam();
