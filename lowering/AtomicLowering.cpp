@@ -87,50 +87,50 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
     // before this op) ahead of the atomics.
     ctaBarrier(b, loc);
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
-    Value tid = b.create<LLVM::AddOp>(
-        loc, b.create<LLVM::MulOp>(loc, pos.warp, i32Const(b, loc, 32)),
+    Value tid = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, pos.warp, i32Const(b, loc, 32)),
         pos.lane);
     Value tagBase =
-        b.create<LLVM::MulOp>(loc, tid, i32Const(b, loc, perThread));
+        LLVM::MulOp::create(b, loc, tid, i32Const(b, loc, perThread));
     SmallVector<Value> slots, tags;
     for (int64_t e = 0; e < perThread; ++e) {
       slots.push_back(linearize(b, loc, getElementCoords(b, loc, *dist, pos, e),
                                 valueType.getShape()));
-      tags.push_back(b.create<LLVM::AddOp>(loc, tagBase, i32Const(b, loc, e)));
+      tags.push_back(LLVM::AddOp::create(b, loc, tagBase, i32Const(b, loc, e)));
       storeScratch(b, loc, op, tags.back(), slots.back());
     }
     ctaBarrier(b, loc);
     for (int64_t e = 0; e < perThread; ++e) {
       Value winner = loadScratch(b, loc, op, i32, slots[e]);
-      Value owner =
-          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, winner, tags[e]);
-      auto ownerIf = b.create<scf::IfOp>(loc, owner, /*withElse=*/false);
+      Value owner = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                         winner, tags[e]);
+      auto ownerIf = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
       OpBuilder ob = OpBuilder::atBlockBegin(&ownerIf.getThenRegion().front());
       Value linear = i64Const(ob, loc, 0);
       Value inBounds;
       for (unsigned d = 0; d < rank; ++d) {
         Value coord =
-            ob.create<LLVM::SExtOp>(loc, i64, adaptor.getIndices()[d][e]);
+            LLVM::SExtOp::create(ob, loc, i64, adaptor.getIndices()[d][e]);
         // Unsigned compare also rejects negative coordinates.
-        Value inside = ob.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
-                                               coord, sizes[d]);
+        Value inside = LLVM::ICmpOp::create(ob, loc, LLVM::ICmpPredicate::ult,
+                                            coord, sizes[d]);
         inBounds =
-            inBounds ? ob.create<LLVM::AndOp>(loc, inBounds, inside) : inside;
-        linear = ob.create<LLVM::AddOp>(
-            loc, linear, ob.create<LLVM::MulOp>(loc, coord, strides[d]));
+            inBounds ? LLVM::AndOp::create(ob, loc, inBounds, inside) : inside;
+        linear = LLVM::AddOp::create(
+            ob, loc, linear, LLVM::MulOp::create(ob, loc, coord, strides[d]));
       }
-      Value resultSlot = ob.create<LLVM::AddOp>(loc, resultStart, slots[e]);
+      Value resultSlot = LLVM::AddOp::create(ob, loc, resultStart, slots[e]);
       // Skipped elements read back zero.
       storeScratch(ob, loc, op,
                    getIdentity(ob, loc, CombineKind::Exch, elementType),
                    resultSlot);
-      auto boundsIf = ob.create<scf::IfOp>(loc, inBounds, /*withElse=*/false);
+      auto boundsIf = scf::IfOp::create(ob, loc, inBounds, /*withElse=*/false);
       OpBuilder ib = OpBuilder::atBlockBegin(&boundsIf.getThenRegion().front());
-      Value address = ib.create<LLVM::GEPOp>(loc, base.getType(), elementType,
-                                             base, ValueRange{linear});
-      Value old = ib.create<LLVM::AtomicRMWOp>(loc, *binOp, address,
-                                               adaptor.getValue()[e],
-                                               LLVM::AtomicOrdering::monotonic);
+      Value address = LLVM::GEPOp::create(ib, loc, base.getType(), elementType,
+                                          base, ValueRange{linear});
+      Value old = LLVM::AtomicRMWOp::create(ib, loc, *binOp, address,
+                                            adaptor.getValue()[e],
+                                            LLVM::AtomicOrdering::monotonic);
       storeScratch(ib, loc, op, old, resultSlot);
     }
     ctaBarrier(b, loc);
@@ -138,7 +138,7 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
     for (Value slot : slots)
       results.push_back(
           loadScratch(b, loc, op, elementType,
-                      b.create<LLVM::AddOp>(loc, resultStart, slot)));
+                      LLVM::AddOp::create(b, loc, resultStart, slot)));
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }

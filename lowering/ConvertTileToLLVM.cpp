@@ -73,9 +73,9 @@ void declareSharedMemory(ModuleOp module) {
     return;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-  b.create<LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/false,
-                           LLVM::Linkage::External, kSharedMemorySymbol,
-                           Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
+                         LLVM::Linkage::External, kSharedMemorySymbol,
+                         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
 }
 
 struct ConvertTileToLLVMPass

@@ -54,36 +54,36 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
     }
     ctaBarrier(b, loc);
     Value allLanes = i32Const(b, loc, -1);
-    Value lanesBelow = b.create<NVVM::LaneMaskLtOp>(loc, i32);
+    Value lanesBelow = NVVM::LaneMaskLtOp::create(b, loc, i32);
     for (auto [e, value] : llvm::enumerate(values)) {
       Type type = value.getType();
       // Unsigned compare also rejects negative values.
-      Value counted = b.create<LLVM::ICmpOp>(
-          loc, LLVM::ICmpPredicate::ult, value,
-          b.create<LLVM::ConstantOp>(loc, type, b.getIntegerAttr(type, bins)));
+      Value counted = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ult, value,
+          LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bins)));
       if (!mask.empty())
-        counted = b.create<LLVM::AndOp>(loc, counted, mask[e]);
+        counted = LLVM::AndOp::create(b, loc, counted, mask[e]);
       Value bin = value;
       if (type.getIntOrFloatBitWidth() > 32)
-        bin = b.create<LLVM::TruncOp>(loc, i32, value);
+        bin = LLVM::TruncOp::create(b, loc, i32, value);
       else if (type.getIntOrFloatBitWidth() < 32)
-        bin = b.create<LLVM::ZExtOp>(loc, i32, value);
+        bin = LLVM::ZExtOp::create(b, loc, i32, value);
       // Uncounted lanes match one another under -1 (never a bin) and add
       // nothing. The whole warp runs the match: it stays outside the `if`.
-      Value tag = b.create<LLVM::SelectOp>(loc, counted, bin, allLanes);
-      Value peers = b.create<NVVM::MatchSyncOp>(loc, i32, allLanes, tag,
-                                                NVVM::MatchSyncKind::any);
-      Value lowerPeers = b.create<LLVM::AndOp>(loc, peers, lanesBelow);
-      Value leader = b.create<LLVM::AndOp>(
-          loc, counted,
-          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, lowerPeers,
-                                 i32Const(b, loc, 0)));
-      auto ifOp = b.create<scf::IfOp>(loc, leader, /*withElse=*/false);
+      Value tag = LLVM::SelectOp::create(b, loc, counted, bin, allLanes);
+      Value peers = NVVM::MatchSyncOp::create(b, loc, i32, allLanes, tag,
+                                              NVVM::MatchSyncKind::any);
+      Value lowerPeers = LLVM::AndOp::create(b, loc, peers, lanesBelow);
+      Value leader = LLVM::AndOp::create(
+          b, loc, counted,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, lowerPeers,
+                               i32Const(b, loc, 0)));
+      auto ifOp = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       Value addr = getScratchAddress(tb, loc, op, i32, bin);
-      Value size = tb.create<LLVM::CtPopOp>(loc, i32, peers);
-      tb.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, addr, size,
-                                   LLVM::AtomicOrdering::monotonic);
+      Value size = LLVM::CtPopOp::create(tb, loc, i32, peers);
+      LLVM::AtomicRMWOp::create(tb, loc, LLVM::AtomicBinOp::add, addr, size,
+                                LLVM::AtomicOrdering::monotonic);
     }
     ctaBarrier(b, loc);
     SmallVector<Value> counts;

@@ -100,8 +100,8 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
     unsigned threads = getNumWarps(func) * 32;
     auto llvmType = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(rewriter.getContext()), params);
-    auto llvmFunc = rewriter.create<LLVM::LLVMFuncOp>(
-        func.getLoc(), func.getSymName(), llvmType);
+    auto llvmFunc = LLVM::LLVMFuncOp::create(rewriter, func.getLoc(),
+                                             func.getSymName(), llvmType);
     llvmFunc->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                       rewriter.getUnitAttr());
     auto block = rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
@@ -146,13 +146,13 @@ struct GridQueryLowering : public OpConversionPattern<SourceOp> {
     Value value;
     switch (op.getDim()) {
     case GridDim::X:
-      value = rewriter.create<XOp>(op.getLoc(), i32);
+      value = XOp::create(rewriter, op.getLoc(), i32);
       break;
     case GridDim::Y:
-      value = rewriter.create<YOp>(op.getLoc(), i32);
+      value = YOp::create(rewriter, op.getLoc(), i32);
       break;
     case GridDim::Z:
-      value = rewriter.create<ZOp>(op.getLoc(), i32);
+      value = ZOp::create(rewriter, op.getLoc(), i32);
       break;
     }
     rewriter.replaceOp(op, value);

@@ -8,13 +8,13 @@ using namespace mlir;
 using namespace mlir::tile;
 
 Value mlir::tile::i32Const(OpBuilder &b, Location loc, int64_t value) {
-  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                    b.getI32IntegerAttr(value));
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
 }
 
 Value mlir::tile::i64Const(OpBuilder &b, Location loc, int64_t value) {
-  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
-                                    b.getI64IntegerAttr(value));
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(value));
 }
 
 /// Splits `index` into per-dimension indices of extents `sizes`, walking
@@ -27,13 +27,13 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value index,
   for (unsigned d : order) {
     // Extents are powers of two: masks and shifts instead of div/rem.
     unsigned size = sizes[d];
-    result[d] =
-        size == 1 ? i32Const(b, loc, 0)
-                  : b.create<LLVM::AndOp>(loc, rest, i32Const(b, loc, size - 1))
-                        .getResult();
+    result[d] = size == 1 ? i32Const(b, loc, 0)
+                          : LLVM::AndOp::create(b, loc, rest,
+                                                i32Const(b, loc, size - 1))
+                                .getResult();
     if (size > 1)
-      rest = b.create<LLVM::LShrOp>(loc, rest,
-                                    i32Const(b, loc, llvm::Log2_32(size)));
+      rest = LLVM::LShrOp::create(b, loc, rest,
+                                  i32Const(b, loc, llvm::Log2_32(size)));
   }
   return result;
 }
@@ -41,9 +41,9 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value index,
 ThreadPosition mlir::tile::getThreadPosition(OpBuilder &b, Location loc,
                                              const Distribution &dist) {
   ThreadPosition pos;
-  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
-  pos.lane = b.create<LLVM::AndOp>(loc, tid, i32Const(b, loc, 31));
-  pos.warp = b.create<LLVM::LShrOp>(loc, tid, i32Const(b, loc, 5));
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  pos.lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, 31));
+  pos.warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
   BlockedLayoutAttr blocked = dist.blocked;
   SmallVector<Value> laneIndex = delinearize(
       b, loc, pos.lane, blocked.getThreadsPerWarp(), blocked.getOrder());
@@ -53,10 +53,10 @@ ThreadPosition mlir::tile::getThreadPosition(OpBuilder &b, Location loc,
     int64_t size = blocked.getSizePerThread()[d];
     int64_t warpSpan = size * blocked.getThreadsPerWarp()[d];
     Value fromLane =
-        b.create<LLVM::MulOp>(loc, laneIndex[d], i32Const(b, loc, size));
-    Value fromWarp = b.create<LLVM::MulOp>(loc, pos.warpIndex[d],
-                                           i32Const(b, loc, warpSpan));
-    pos.base.push_back(b.create<LLVM::AddOp>(loc, fromLane, fromWarp));
+        LLVM::MulOp::create(b, loc, laneIndex[d], i32Const(b, loc, size));
+    Value fromWarp = LLVM::MulOp::create(b, loc, pos.warpIndex[d],
+                                         i32Const(b, loc, warpSpan));
+    pos.base.push_back(LLVM::AddOp::create(b, loc, fromLane, fromWarp));
   }
   return pos;
 }
@@ -70,11 +70,11 @@ SmallVector<Value> mlir::tile::getElementCoords(OpBuilder &b, Location loc,
   for (unsigned d : dist.tileDims) {
     Value coord = pos.base[d];
     if (offsets[d] != 0)
-      coord = b.create<LLVM::AddOp>(loc, coord, i32Const(b, loc, offsets[d]));
+      coord = LLVM::AddOp::create(b, loc, coord, i32Const(b, loc, offsets[d]));
     // Replicated layouts wrap around the (power-of-two) tile extent.
     if (dist.wraps(d))
-      coord = b.create<LLVM::AndOp>(loc, coord,
-                                    i32Const(b, loc, dist.blockedShape[d] - 1));
+      coord = LLVM::AndOp::create(b, loc, coord,
+                                  i32Const(b, loc, dist.blockedShape[d] - 1));
     coords.push_back(coord);
   }
   return coords;
@@ -84,8 +84,8 @@ Value mlir::tile::linearize(OpBuilder &b, Location loc, ValueRange coords,
                             ArrayRef<int64_t> shape) {
   Value index = i32Const(b, loc, 0);
   for (auto [coord, extent] : llvm::zip(coords, shape)) {
-    index = b.create<LLVM::MulOp>(loc, index, i32Const(b, loc, extent));
-    index = b.create<LLVM::AddOp>(loc, index, coord);
+    index = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, extent));
+    index = LLVM::AddOp::create(b, loc, index, coord);
   }
   return index;
 }
@@ -95,23 +95,23 @@ Value mlir::tile::combineValues(OpBuilder &b, Location loc, CombineKind kind,
   bool isFloat = isa<FloatType>(lhs.getType());
   switch (kind) {
   case CombineKind::Add:
-    return isFloat ? b.create<arith::AddFOp>(loc, lhs, rhs).getResult()
-                   : b.create<arith::AddIOp>(loc, lhs, rhs).getResult();
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
   case CombineKind::Mul:
-    return isFloat ? b.create<arith::MulFOp>(loc, lhs, rhs).getResult()
-                   : b.create<arith::MulIOp>(loc, lhs, rhs).getResult();
+    return isFloat ? arith::MulFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MulIOp::create(b, loc, lhs, rhs).getResult();
   case CombineKind::Max:
-    return isFloat ? b.create<arith::MaximumFOp>(loc, lhs, rhs).getResult()
-                   : b.create<arith::MaxSIOp>(loc, lhs, rhs).getResult();
+    return isFloat ? arith::MaximumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
   case CombineKind::Min:
-    return isFloat ? b.create<arith::MinimumFOp>(loc, lhs, rhs).getResult()
-                   : b.create<arith::MinSIOp>(loc, lhs, rhs).getResult();
+    return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
   case CombineKind::And:
-    return b.create<arith::AndIOp>(loc, lhs, rhs);
+    return arith::AndIOp::create(b, loc, lhs, rhs);
   case CombineKind::Or:
-    return b.create<arith::OrIOp>(loc, lhs, rhs);
+    return arith::OrIOp::create(b, loc, lhs, rhs);
   case CombineKind::Xor:
-    return b.create<arith::XOrIOp>(loc, lhs, rhs);
+    return arith::XOrIOp::create(b, loc, lhs, rhs);
   case CombineKind::Exch:
     return rhs;
   }
@@ -125,31 +125,31 @@ Value mlir::tile::shuffle(OpBuilder &b, Location loc, Value v,
   Value fullMask = i32Const(b, loc, -1);
   Value clampValue = i32Const(b, loc, clamp);
   auto shfl = [&](Value x) -> Value {
-    return b.create<NVVM::ShflOp>(loc, x.getType(), fullMask, x, lane,
-                                  clampValue, kind, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, x.getType(), fullMask, x, lane,
+                                clampValue, kind, UnitAttr());
   };
   if (type.isF32() || type.isInteger(32))
     return shfl(v);
   if (bits == 64) {
     // Two 32-bit halves.
-    Value asInt = b.create<LLVM::BitcastOp>(loc, b.getI64Type(), v);
-    Value lo = b.create<LLVM::TruncOp>(loc, b.getI32Type(), asInt);
-    Value hi = b.create<LLVM::TruncOp>(
-        loc, b.getI32Type(),
-        b.create<LLVM::LShrOp>(loc, asInt, i64Const(b, loc, 32)));
-    lo = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), shfl(lo));
-    hi = b.create<LLVM::ZExtOp>(loc, b.getI64Type(), shfl(hi));
-    Value joined = b.create<LLVM::OrOp>(
-        loc, lo, b.create<LLVM::ShlOp>(loc, hi, i64Const(b, loc, 32)));
-    return b.create<LLVM::BitcastOp>(loc, type, joined);
+    Value asInt = LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
+    Value lo = LLVM::TruncOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = LLVM::TruncOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::LShrOp::create(b, loc, asInt, i64Const(b, loc, 32)));
+    lo = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
+    hi = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi));
+    Value joined = LLVM::OrOp::create(
+        b, loc, lo, LLVM::ShlOp::create(b, loc, hi, i64Const(b, loc, 32)));
+    return LLVM::BitcastOp::create(b, loc, type, joined);
   }
   // Narrow types travel in the low bits of an i32.
   Type narrowInt = b.getIntegerType(bits);
   Value asInt =
-      isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, narrowInt, v) : v;
-  Value wide = b.create<LLVM::ZExtOp>(loc, b.getI32Type(), asInt);
-  Value back = b.create<LLVM::TruncOp>(loc, narrowInt, shfl(wide));
-  return isa<FloatType>(type) ? b.create<LLVM::BitcastOp>(loc, type, back)
+      isa<FloatType>(type) ? LLVM::BitcastOp::create(b, loc, narrowInt, v) : v;
+  Value wide = LLVM::ZExtOp::create(b, loc, b.getI32Type(), asInt);
+  Value back = LLVM::TruncOp::create(b, loc, narrowInt, shfl(wide));
+  return isa<FloatType>(type) ? LLVM::BitcastOp::create(b, loc, type, back)
                               : back;
 }
 
@@ -161,7 +161,7 @@ Value mlir::tile::shuffleXor(OpBuilder &b, Location loc, Value v,
 Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
                               Type type) {
   auto constant = [&](Attribute attr) -> Value {
-    return b.create<arith::ConstantOp>(loc, cast<TypedAttr>(attr));
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
   };
   if (auto floatType = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = floatType.getFloatSemantics();
@@ -195,7 +195,7 @@ Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
 }
 
 void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {
-  b.create<NVVM::Barrier0Op>(loc);
+  NVVM::Barrier0Op::create(b, loc);
 }
 
 static Type scratchType(OpBuilder &b, Type type) {
@@ -205,24 +205,24 @@ static Type scratchType(OpBuilder &b, Type type) {
 Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc, Operation *from,
                                     Type elementType, Value index) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value base = b.create<LLVM::AddressOfOp>(loc, ptrType, kSharedMemorySymbol);
-  return b.create<LLVM::GEPOp>(loc, ptrType, scratchType(b, elementType), base,
-                               ValueRange{index});
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrType, kSharedMemorySymbol);
+  return LLVM::GEPOp::create(b, loc, ptrType, scratchType(b, elementType), base,
+                             ValueRange{index});
 }
 
 void mlir::tile::storeScratch(OpBuilder &b, Location loc, Operation *from,
                               Value value, Value index) {
   Value addr = getScratchAddress(b, loc, from, value.getType(), index);
   if (value.getType().isInteger(1))
-    value = b.create<LLVM::ZExtOp>(loc, b.getI8Type(), value);
-  b.create<LLVM::StoreOp>(loc, value, addr);
+    value = LLVM::ZExtOp::create(b, loc, b.getI8Type(), value);
+  LLVM::StoreOp::create(b, loc, value, addr);
 }
 
 Value mlir::tile::loadScratch(OpBuilder &b, Location loc, Operation *from,
                               Type type, Value index) {
   Value addr = getScratchAddress(b, loc, from, type, index);
-  Value value = b.create<LLVM::LoadOp>(loc, scratchType(b, type), addr);
+  Value value = LLVM::LoadOp::create(b, loc, scratchType(b, type), addr);
   if (type.isInteger(1))
-    value = b.create<LLVM::TruncOp>(loc, type, value);
+    value = LLVM::TruncOp::create(b, loc, type, value);
   return value;
 }

@@ -25,10 +25,9 @@ namespace {
 
 Value callIntrinsic(PatternRewriter &rewriter, Location loc, StringRef name,
                     Value x) {
-  return rewriter
-      .create<LLVM::CallIntrinsicOp>(loc, rewriter.getF32Type(),
-                                     rewriter.getStringAttr(name),
-                                     ValueRange{x})
+  return LLVM::CallIntrinsicOp::create(rewriter, loc, rewriter.getF32Type(),
+                                       rewriter.getStringAttr(name),
+                                       ValueRange{x})
       .getResult(0);
 }
 
@@ -50,20 +49,20 @@ struct ApproxLowering : public OpRewritePattern<MathOp> {
     Type f32 = rewriter.getF32Type();
     Value x = op->getOperand(0);
     if (!type.isF32())
-      x = rewriter.create<arith::ExtFOp>(loc, f32, x);
+      x = arith::ExtFOp::create(rewriter, loc, f32, x);
     if (preScale != 1.0)
-      x = rewriter.create<arith::MulFOp>(
-          loc, x,
-          rewriter.create<arith::ConstantOp>(
-              loc, rewriter.getF32FloatAttr(preScale)));
+      x = arith::MulFOp::create(
+          rewriter, loc, x,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(preScale)));
     Value y = callIntrinsic(rewriter, loc, intrinsic, x);
     if (postScale != 1.0)
-      y = rewriter.create<arith::MulFOp>(
-          loc, y,
-          rewriter.create<arith::ConstantOp>(
-              loc, rewriter.getF32FloatAttr(postScale)));
+      y = arith::MulFOp::create(
+          rewriter, loc, y,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(postScale)));
     if (!type.isF32())
-      y = rewriter.create<arith::TruncFOp>(loc, type, y);
+      y = arith::TruncFOp::create(rewriter, loc, type, y);
     rewriter.replaceOp(op, y);
     return success();
   }

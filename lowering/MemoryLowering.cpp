@@ -72,7 +72,7 @@ TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
   TileAccess access{loc, dist, ViewValues(view, rank), {}, {}, elementType};
   for (Value offset : offsets)
     access.offsets.push_back(
-        b.create<LLVM::SExtOp>(loc, b.getI64Type(), offset));
+        LLVM::SExtOp::create(b, loc, b.getI64Type(), offset));
   access.pos = getThreadPosition(b, loc, dist);
   access.vectorWidth = getVectorWidth(dist, elementType);
   if (access.vectorWidth > 1) {
@@ -81,24 +81,24 @@ TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
     Value zero = i64Const(b, loc, 0);
     Value vecMask = i64Const(b, loc, vec - 1);
     auto isZero = [&](Value v) {
-      return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, v, zero);
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, v, zero);
     };
-    Value ok = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                      access.view.strides[rank - 1],
-                                      i64Const(b, loc, 1));
+    Value ok = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                    access.view.strides[rank - 1],
+                                    i64Const(b, loc, 1));
     for (unsigned d = 0; d + 1 < rank; ++d)
-      ok = b.create<LLVM::AndOp>(
-          loc, ok,
-          isZero(b.create<LLVM::AndOp>(loc, access.view.strides[d], vecMask)));
-    ok = b.create<LLVM::AndOp>(
-        loc, ok,
-        isZero(b.create<LLVM::AndOp>(loc, access.offsets[rank - 1], vecMask)));
+      ok = LLVM::AndOp::create(
+          b, loc, ok,
+          isZero(LLVM::AndOp::create(b, loc, access.view.strides[d], vecMask)));
+    ok = LLVM::AndOp::create(
+        b, loc, ok,
+        isZero(LLVM::AndOp::create(b, loc, access.offsets[rank - 1], vecMask)));
     Value address =
-        b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), access.view.ptr);
-    ok = b.create<LLVM::AndOp>(
-        loc, ok,
-        isZero(b.create<LLVM::AndOp>(loc, address,
-                                     i64Const(b, loc, vec * bytes - 1))));
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), access.view.ptr);
+    ok = LLVM::AndOp::create(
+        b, loc, ok,
+        isZero(LLVM::AndOp::create(b, loc, address,
+                                   i64Const(b, loc, vec * bytes - 1))));
     access.vectorOK = ok;
   }
   return access;
@@ -118,22 +118,23 @@ ElementPlace placeElement(OpBuilder &b, const TileAccess &access, int64_t e) {
       getElementCoords(b, loc, access.dist, access.pos, e);
   Value linear = i64Const(b, loc, 0);
   for (unsigned d = 0; d < access.rank(); ++d) {
-    Value coord = b.create<LLVM::AddOp>(
-        loc, access.offsets[d],
-        b.create<LLVM::ZExtOp>(loc, b.getI64Type(), local[d]));
+    Value coord = LLVM::AddOp::create(
+        b, loc, access.offsets[d],
+        LLVM::ZExtOp::create(b, loc, b.getI64Type(), local[d]));
     place.coords.push_back(coord);
     // Unsigned compare also rejects negative coordinates.
-    Value inside = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, coord,
-                                          access.view.sizes[d]);
+    Value inside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, coord,
+                                        access.view.sizes[d]);
     place.inBounds = place.inBounds
-                         ? b.create<LLVM::AndOp>(loc, place.inBounds, inside)
+                         ? LLVM::AndOp::create(b, loc, place.inBounds, inside)
                          : inside;
-    linear = b.create<LLVM::AddOp>(
-        loc, linear, b.create<LLVM::MulOp>(loc, coord, access.view.strides[d]));
+    linear = LLVM::AddOp::create(
+        b, loc, linear,
+        LLVM::MulOp::create(b, loc, coord, access.view.strides[d]));
   }
   auto ptrType = access.view.ptr.getType();
-  place.address = b.create<LLVM::GEPOp>(loc, ptrType, access.elementType,
-                                        access.view.ptr, ValueRange{linear});
+  place.address = LLVM::GEPOp::create(b, loc, ptrType, access.elementType,
+                                      access.view.ptr, ValueRange{linear});
   return place;
 }
 
@@ -143,20 +144,20 @@ Value groupIsFast(OpBuilder &b, const TileAccess &access,
                   const ElementPlace &first, ArrayRef<Value> maskBits) {
   Location loc = access.loc;
   unsigned last = access.rank() - 1;
-  Value lastCoord = b.create<LLVM::AddOp>(
-      loc, first.coords[last], i64Const(b, loc, access.vectorWidth - 1));
-  Value ok = b.create<LLVM::AndOp>(loc, access.vectorOK, first.inBounds);
-  ok = b.create<LLVM::AndOp>(
-      loc, ok,
-      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, lastCoord,
-                             access.view.sizes[last]));
+  Value lastCoord = LLVM::AddOp::create(
+      b, loc, first.coords[last], i64Const(b, loc, access.vectorWidth - 1));
+  Value ok = LLVM::AndOp::create(b, loc, access.vectorOK, first.inBounds);
+  ok = LLVM::AndOp::create(
+      b, loc, ok,
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, lastCoord,
+                           access.view.sizes[last]));
   for (Value bit : maskBits)
-    ok = b.create<LLVM::AndOp>(loc, ok, bit);
+    ok = LLVM::AndOp::create(b, loc, ok, bit);
   return ok;
 }
 
 Value predicate(OpBuilder &b, Location loc, Value inBounds, Value maskBit) {
-  return maskBit ? b.create<LLVM::AndOp>(loc, inBounds, maskBit).getResult()
+  return maskBit ? LLVM::AndOp::create(b, loc, inBounds, maskBit).getResult()
                  : inBounds;
 }
 
@@ -169,10 +170,10 @@ struct MakeViewLowering : public OpConversionPattern<MakeViewOp> {
     SmallVector<Value> values = {adaptor.getPtr().front()};
     for (Value v : flatten(adaptor.getSizes()))
       values.push_back(
-          rewriter.create<LLVM::SExtOp>(loc, rewriter.getI64Type(), v));
+          LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), v));
     for (Value v : flatten(adaptor.getStrides()))
       values.push_back(
-          rewriter.create<LLVM::SExtOp>(loc, rewriter.getI64Type(), v));
+          LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), v));
     rewriter.replaceOpWithMultiple(op, {values});
     return success();
   }
@@ -230,19 +231,19 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
                             ? op.getPaddingAttr()
                             : rewriter.getZeroAttr(getElementTypeOrSelf(
                                   op.getResult().getType()));
-    Value pad = rewriter.create<LLVM::ConstantOp>(loc, elementType,
-                                                  cast<TypedAttr>(padAttr));
+    Value pad = LLVM::ConstantOp::create(rewriter, loc, elementType,
+                                         cast<TypedAttr>(padAttr));
 
     auto scalarLoad = [&](OpBuilder &b, const ElementPlace &place,
                           Value maskBit) -> Value {
       Value cond = predicate(b, loc, place.inBounds, maskBit);
-      auto ifOp = b.create<scf::IfOp>(
-          loc, cond,
+      auto ifOp = scf::IfOp::create(
+          b, loc, cond,
           [&](OpBuilder &tb, Location l) {
-            Value v = tb.create<LLVM::LoadOp>(l, elementType, place.address);
-            tb.create<scf::YieldOp>(l, v);
+            Value v = LLVM::LoadOp::create(tb, l, elementType, place.address);
+            scf::YieldOp::create(tb, l, v);
           },
-          [&](OpBuilder &eb, Location l) { eb.create<scf::YieldOp>(l, pad); });
+          [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, pad); });
       return ifOp.getResult(0);
     };
 
@@ -257,28 +258,28 @@ struct LoadLowering : public OpConversionPattern<LoadOp> {
         },
         [&](int64_t e, const ElementPlace &first, ArrayRef<Value> maskBits,
             Value fast) {
-          auto ifOp = rewriter.create<scf::IfOp>(
-              loc, fast,
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc, fast,
               [&](OpBuilder &tb, Location l) {
                 Value v =
-                    tb.create<LLVM::LoadOp>(l, vecType, first.address, bytes);
-                tb.create<scf::YieldOp>(l, v);
+                    LLVM::LoadOp::create(tb, l, vecType, first.address, bytes);
+                scf::YieldOp::create(tb, l, v);
               },
               [&](OpBuilder &eb, Location l) {
-                Value v = eb.create<LLVM::PoisonOp>(l, vecType);
+                Value v = LLVM::PoisonOp::create(eb, l, vecType);
                 for (unsigned k = 0; k < vec; ++k) {
                   ElementPlace place =
                       k == 0 ? first : placeElement(eb, *access, e + k);
                   Value x = scalarLoad(
                       eb, place, maskBits.empty() ? Value() : maskBits[k]);
-                  v = eb.create<LLVM::InsertElementOp>(l, v, x,
-                                                       i32Const(eb, l, k));
+                  v = LLVM::InsertElementOp::create(eb, l, v, x,
+                                                    i32Const(eb, l, k));
                 }
-                eb.create<scf::YieldOp>(l, v);
+                scf::YieldOp::create(eb, l, v);
               });
           for (unsigned k = 0; k < vec; ++k)
-            results[e + k] = rewriter.create<LLVM::ExtractElementOp>(
-                loc, ifOp.getResult(0), i32Const(rewriter, loc, k));
+            results[e + k] = LLVM::ExtractElementOp::create(
+                rewriter, loc, ifOp.getResult(0), i32Const(rewriter, loc, k));
         });
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -301,9 +302,9 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
     auto scalarStore = [&](OpBuilder &b, const ElementPlace &place, Value x,
                            Value maskBit) {
       Value cond = predicate(b, loc, place.inBounds, maskBit);
-      b.create<scf::IfOp>(loc, cond, [&](OpBuilder &tb, Location l) {
-        tb.create<LLVM::StoreOp>(l, x, place.address);
-        tb.create<scf::YieldOp>(l);
+      scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location l) {
+        LLVM::StoreOp::create(tb, l, x, place.address);
+        scf::YieldOp::create(tb, l);
       });
     };
 
@@ -318,15 +319,15 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
         },
         [&](int64_t e, const ElementPlace &first, ArrayRef<Value> maskBits,
             Value fast) {
-          rewriter.create<scf::IfOp>(
-              loc, fast,
+          scf::IfOp::create(
+              rewriter, loc, fast,
               [&](OpBuilder &tb, Location l) {
-                Value v = tb.create<LLVM::PoisonOp>(l, vecType);
+                Value v = LLVM::PoisonOp::create(tb, l, vecType);
                 for (unsigned k = 0; k < vec; ++k)
-                  v = tb.create<LLVM::InsertElementOp>(l, v, values[e + k],
-                                                       i32Const(tb, l, k));
-                tb.create<LLVM::StoreOp>(l, v, first.address, bytes);
-                tb.create<scf::YieldOp>(l);
+                  v = LLVM::InsertElementOp::create(tb, l, v, values[e + k],
+                                                    i32Const(tb, l, k));
+                LLVM::StoreOp::create(tb, l, v, first.address, bytes);
+                scf::YieldOp::create(tb, l);
               },
               [&](OpBuilder &eb, Location l) {
                 for (unsigned k = 0; k < vec; ++k) {
@@ -335,7 +336,7 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
                   scalarStore(eb, place, values[e + k],
                               maskBits.empty() ? Value() : maskBits[k]);
                 }
-                eb.create<scf::YieldOp>(l);
+                scf::YieldOp::create(eb, l);
               });
         });
     rewriter.eraseOp(op);

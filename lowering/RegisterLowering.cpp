@@ -20,8 +20,7 @@ using namespace mlir::tile;
 namespace {
 
 FailureOr<Distribution> requireDistribution(Operation *op, Type type) {
-  FailureOr<Distribution> dist =
-      getDistribution(cast<RankedTensorType>(type));
+  FailureOr<Distribution> dist = getDistribution(cast<RankedTensorType>(type));
   if (failed(dist))
     op->emitOpError("tile ")
         << type
@@ -59,8 +58,9 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
     FailureOr<Distribution> dist = requireDistribution(op, type);
     if (failed(dist))
       return failure();
-    Value scalar = rewriter.create<arith::ConstantOp>(
-        op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    Value scalar = arith::ConstantOp::create(
+        rewriter, op.getLoc(),
+        cast<TypedAttr>(dense.getSplatValue<Attribute>()));
     SmallVector<Value> values(dist->numElements(), scalar);
     rewriter.replaceOpWithMultiple(op, {values});
     return success();
@@ -84,9 +84,9 @@ struct IotaLowering : public OpConversionPattern<IotaOp> {
       Value coord = getElementCoords(rewriter, loc, *dist, pos, e)[0];
       unsigned bits = elementType.getIntOrFloatBitWidth();
       if (bits > 32)
-        coord = rewriter.create<LLVM::ZExtOp>(loc, elementType, coord);
+        coord = LLVM::ZExtOp::create(rewriter, loc, elementType, coord);
       else if (bits < 32)
-        coord = rewriter.create<LLVM::TruncOp>(loc, elementType, coord);
+        coord = LLVM::TruncOp::create(rewriter, loc, elementType, coord);
       values.push_back(coord);
     }
     rewriter.replaceOpWithMultiple(op, {values});
@@ -250,17 +250,17 @@ struct ReduceLowering : public OpConversionPattern<ReduceOp> {
       ThreadPosition pos = getThreadPosition(rewriter, loc, result);
       SmallVector<Value> rows;
       for (int64_t r = 0; r < result.numElements(); ++r)
-        rows.push_back(rewriter.create<LLVM::MulOp>(
-            loc,
+        rows.push_back(LLVM::MulOp::create(
+            rewriter, loc,
             linearize(rewriter, loc,
                       getElementCoords(rewriter, loc, result, pos, r),
                       resultShape),
             i32Const(rewriter, loc, warps)));
       ctaBarrier(rewriter, loc);
       for (auto [row, acc] : llvm::zip(rows, partial))
-        storeScratch(rewriter, loc, op, acc,
-                     rewriter.create<LLVM::AddOp>(loc, row,
-                                                  pos.warpIndex[bd]));
+        storeScratch(
+            rewriter, loc, op, acc,
+            LLVM::AddOp::create(rewriter, loc, row, pos.warpIndex[bd]));
       ctaBarrier(rewriter, loc);
       for (auto [row, acc] : llvm::zip(rows, partial)) {
         acc = loadScratch(rewriter, loc, op, acc.getType(), row);
@@ -268,8 +268,8 @@ struct ReduceLowering : public OpConversionPattern<ReduceOp> {
           acc = combineValues(
               rewriter, loc, kind, acc,
               loadScratch(rewriter, loc, op, acc.getType(),
-                          rewriter.create<LLVM::AddOp>(
-                              loc, row, i32Const(rewriter, loc, w))));
+                          LLVM::AddOp::create(rewriter, loc, row,
+                                              i32Const(rewriter, loc, w))));
       }
     }
     rewriter.replaceOpWithMultiple(op, {partial});
@@ -300,8 +300,7 @@ struct ElementwiseLowering : public ConversionPattern {
     for (auto [e, resultType] : llvm::enumerate(resultTypes)) {
       SmallVector<Value> scalarOperands;
       for (ValueRange operand : operands)
-        scalarOperands.push_back(operand.size() == 1 ? operand[0]
-                                                     : operand[e]);
+        scalarOperands.push_back(operand.size() == 1 ? operand[0] : operand[e]);
       OperationState state(op->getLoc(), op->getName(), scalarOperands,
                            {resultType}, op->getAttrs());
       results.push_back(rewriter.create(state)->getResult(0));
@@ -315,8 +314,8 @@ struct ElementwiseLowering : public ConversionPattern {
 void mlir::tile::populateRegisterOpPatterns(TileTypeConverter &converter,
                                             RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<SplatLowering, ConstantLowering, IotaLowering,
-               BroadcastLowering, ExpandDimsLowering, ConvertLayoutLowering,
-               ReduceLowering>(converter, context);
+  patterns.add<SplatLowering, ConstantLowering, IotaLowering, BroadcastLowering,
+               ExpandDimsLowering, ConvertLayoutLowering, ReduceLowering>(
+      converter, context);
   patterns.add<ElementwiseLowering>(converter, context);
 }

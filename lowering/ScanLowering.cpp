@@ -21,7 +21,7 @@ namespace {
 
 Value icmp(OpBuilder &b, Location loc, LLVM::ICmpPredicate pred, Value lhs,
            int64_t rhs) {
-  return b.create<LLVM::ICmpOp>(loc, pred, lhs, i32Const(b, loc, rhs));
+  return LLVM::ICmpOp::create(b, loc, pred, lhs, i32Const(b, loc, rhs));
 }
 
 struct ScanLowering : public OpConversionPattern<ScanOp> {
@@ -61,8 +61,9 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
     Distribution rows = getReducedDistribution(*dist, dim);
 
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
-    Value laneIdx = b.create<LLVM::URemOp>(
-        loc, b.create<LLVM::UDivOp>(loc, pos.lane, i32Const(b, loc, laneStride)),
+    Value laneIdx = LLVM::URemOp::create(
+        b, loc,
+        LLVM::UDivOp::create(b, loc, pos.lane, i32Const(b, loc, laneStride)),
         i32Const(b, loc, lanes));
     Value warpIdx = pos.warpIndex[bd];
     Value identity = getIdentity(b, loc, kind, type);
@@ -70,11 +71,12 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
       return combineValues(b, loc, kind, lhs, rhs);
     };
     auto select = [&](Value cond, Value t, Value f) -> Value {
-      return b.create<LLVM::SelectOp>(loc, cond, t, f);
+      return LLVM::SelectOp::create(b, loc, cond, t, f);
     };
     // Lanes earlier in scan order have smaller (larger when reversed)
     // indices along the dimension.
-    NVVM::ShflKind towards = reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
+    NVVM::ShflKind towards =
+        reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
     unsigned clamp = reverse ? 0x1f : 0;
     int64_t firstLane = reverse ? lanes - 1 : 0;
     int64_t lastLane = reverse ? 0 : lanes - 1;
@@ -105,28 +107,28 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           Value y = shuffle(b, loc, x, towards,
                             i32Const(b, loc, off * laneStride), clamp);
           Value inRange =
-              reverse ? icmp(b, loc, LLVM::ICmpPredicate::ult, laneIdx,
-                             lanes - off)
-                      : icmp(b, loc, LLVM::ICmpPredicate::uge, laneIdx, off);
+              reverse
+                  ? icmp(b, loc, LLVM::ICmpPredicate::ult, laneIdx, lanes - off)
+                  : icmp(b, loc, LLVM::ICmpPredicate::uge, laneIdx, off);
           x = select(inRange, combine(y, x), x);
         }
         laneExcl[rq] = identity;
         if (lanes > 1) {
-          Value y = shuffle(b, loc, x, towards, i32Const(b, loc, laneStride),
-                            clamp);
-          laneExcl[rq] = select(
-              icmp(b, loc, LLVM::ICmpPredicate::eq, laneIdx, firstLane),
-              identity, y);
+          Value y =
+              shuffle(b, loc, x, towards, i32Const(b, loc, laneStride), clamp);
+          laneExcl[rq] =
+              select(icmp(b, loc, LLVM::ICmpPredicate::eq, laneIdx, firstLane),
+                     identity, y);
         }
         warpTotal[rq] = x;
         if (lanes > 1 && chunks > 1) {
           // The run total sits in the last lane (in scan order).
-          Value srcLane = b.create<LLVM::AddOp>(
-              loc,
-              b.create<LLVM::SubOp>(
-                  loc, pos.lane,
-                  b.create<LLVM::MulOp>(loc, laneIdx,
-                                        i32Const(b, loc, laneStride))),
+          Value srcLane = LLVM::AddOp::create(
+              b, loc,
+              LLVM::SubOp::create(
+                  b, loc, pos.lane,
+                  LLVM::MulOp::create(b, loc, laneIdx,
+                                      i32Const(b, loc, laneStride))),
               i32Const(b, loc, lastLane * laneStride));
           warpTotal[rq] =
               shuffle(b, loc, x, NVVM::ShflKind::idx, srcLane, 0x1f);
@@ -141,18 +143,17 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
       rowShape.erase(rowShape.begin() + dim);
       SmallVector<Value> rowBase;
       for (int64_t r = 0; r < numRows; ++r)
-        rowBase.push_back(b.create<LLVM::MulOp>(
-            loc,
-            linearize(b, loc, getElementCoords(b, loc, rows, pos, r),
-                      rowShape),
+        rowBase.push_back(LLVM::MulOp::create(
+            b, loc,
+            linearize(b, loc, getElementCoords(b, loc, rows, pos, r), rowShape),
             i32Const(b, loc, chunks)));
       ctaBarrier(b, loc);
       for (int64_t r = 0; r < numRows; ++r)
         for (int64_t q = 0; q < reps; ++q) {
-          Value slot = b.create<LLVM::AddOp>(
-              loc, rowBase[r],
-              b.create<LLVM::AddOp>(loc, warpIdx,
-                                    i32Const(b, loc, q * warps)));
+          Value slot = LLVM::AddOp::create(
+              b, loc, rowBase[r],
+              LLVM::AddOp::create(b, loc, warpIdx,
+                                  i32Const(b, loc, q * warps)));
           storeScratch(b, loc, op, warpTotal[r * reps + q], slot);
         }
       ctaBarrier(b, loc);
@@ -164,16 +165,16 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           for (int64_t w = 0; w < warps; ++w) {
             Value v = loadScratch(
                 b, loc, op, type,
-                b.create<LLVM::AddOp>(loc, rowBase[r],
-                                      i32Const(b, loc, q * warps + w)));
+                LLVM::AddOp::create(b, loc, rowBase[r],
+                                    i32Const(b, loc, q * warps + w)));
             total = total ? combine(total, v) : v;
             if (warps == 1)
               continue;
             // Warp w precedes this one in scan order.
-            Value earlier = icmp(
-                b, loc,
-                reverse ? LLVM::ICmpPredicate::ult : LLVM::ICmpPredicate::ugt,
-                warpIdx, w);
+            Value earlier = icmp(b, loc,
+                                 reverse ? LLVM::ICmpPredicate::ult
+                                         : LLVM::ICmpPredicate::ugt,
+                                 warpIdx, w);
             before = select(earlier, combine(before, v), before);
           }
           chunkPrefix[r * reps + q] = combine(carry, before);
@@ -192,8 +193,7 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           offset = combine(chunkPrefix[rq], offset);
         for (int64_t s = 0; s < size; ++s) {
           local[bd] = q * size + s;
-          Value mine =
-              op.getExclusive() ? exclusive[rq][s] : inclusive[rq][s];
+          Value mine = op.getExclusive() ? exclusive[rq][s] : inclusive[rq][s];
           results[dist->elementOf(local)] = combine(offset, mine);
         }
       }

@@ -58,17 +58,17 @@ struct ScatterLowering : public OpConversionPattern<ScatterOp> {
       Value index = indices[e];
       Type type = index.getType();
       // Unsigned compare also rejects negative positions.
-      Value inside = b.create<LLVM::ICmpOp>(
-          loc, LLVM::ICmpPredicate::ult, index,
-          b.create<LLVM::ConstantOp>(loc, type, b.getIntegerAttr(type, size)));
+      Value inside = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ult, index,
+          LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, size)));
       if (!mask.empty())
-        inside = b.create<LLVM::AndOp>(loc, inside, mask[e]);
-      auto ifOp = b.create<scf::IfOp>(loc, inside, /*withElse=*/false);
+        inside = LLVM::AndOp::create(b, loc, inside, mask[e]);
+      auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       if (type.getIntOrFloatBitWidth() > 32)
-        index = tb.create<LLVM::TruncOp>(loc, tb.getI32Type(), index);
+        index = LLVM::TruncOp::create(tb, loc, tb.getI32Type(), index);
       else if (type.getIntOrFloatBitWidth() < 32)
-        index = tb.create<LLVM::ZExtOp>(loc, tb.getI32Type(), index);
+        index = LLVM::ZExtOp::create(tb, loc, tb.getI32Type(), index);
       storeScratch(tb, loc, op, value, index);
     }
     ctaBarrier(b, loc);

@@ -38,8 +38,7 @@ struct SortLowering : public OpConversionPattern<SortOp> {
         return op.emitOpError("payloads must have the layout of the keys");
     Type keyElement = keysType.getElementType();
     if (!keyElement.isIntOrFloat() || keyElement.isInteger(1))
-      return op.emitOpError("sorts integer or float keys, got ")
-             << keyElement;
+      return op.emitOpError("sorts integer or float keys, got ") << keyElement;
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
@@ -58,7 +57,7 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     for (auto [type, offset] : llvm::zip(types, byteOffsets))
       starts.push_back(i32Const(b, loc, offset / getScratchElementBytes(type)));
     auto slot = [&](OpBuilder &ob, unsigned array, Value index) -> Value {
-      return ob.create<LLVM::AddOp>(loc, starts[array], index);
+      return LLVM::AddOp::create(ob, loc, starts[array], index);
     };
 
     // Registers to scratch.
@@ -66,9 +65,8 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
     SmallVector<Value> linear;
     for (int64_t e = 0; e < dist->numElements(); ++e)
-      linear.push_back(linearize(b, loc,
-                                 getElementCoords(b, loc, *dist, pos, e),
-                                 shape));
+      linear.push_back(
+          linearize(b, loc, getElementCoords(b, loc, *dist, pos, e), shape));
     for (auto [array, input] : llvm::enumerate(inputs))
       for (int64_t e = 0; e < dist->numElements(); ++e)
         storeScratch(b, loc, op, input[e], slot(b, array, linear[e]));
@@ -110,73 +108,76 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     bool isFloat = isa<FloatType>(types[0]);
 
     auto c = [&](OpBuilder &ob, int64_t v) { return i32Const(ob, loc, v); };
-    Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
-    auto stages = b.create<scf::ForOp>(loc, c(b, 1), c(b, logExtent + 1),
-                                       c(b, 1));
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    auto stages =
+        scf::ForOp::create(b, loc, c(b, 1), c(b, logExtent + 1), c(b, 1));
     OpBuilder sb = OpBuilder::atBlockBegin(stages.getBody());
     Value logK = stages.getInductionVar();
-    auto steps = sb.create<scf::ForOp>(loc, c(sb, 0), logK, c(sb, 1));
+    auto steps = scf::ForOp::create(sb, loc, c(sb, 0), logK, c(sb, 1));
     OpBuilder jb = OpBuilder::atBlockBegin(steps.getBody());
     // j = 2^(logK - 1 - t): halving distances within each merge.
-    Value logJ = jb.create<LLVM::SubOp>(
-        loc, jb.create<LLVM::SubOp>(loc, logK, c(jb, 1)),
+    Value logJ = LLVM::SubOp::create(
+        jb, loc, LLVM::SubOp::create(jb, loc, logK, c(jb, 1)),
         steps.getInductionVar());
-    Value j = jb.create<LLVM::ShlOp>(loc, c(jb, 1), logJ);
-    Value k = jb.create<LLVM::ShlOp>(loc, c(jb, 1), logK);
-    auto pairLoop = jb.create<scf::ForOp>(loc, tid, c(jb, pairs), c(jb, threads));
+    Value j = LLVM::ShlOp::create(jb, loc, c(jb, 1), logJ);
+    Value k = LLVM::ShlOp::create(jb, loc, c(jb, 1), logK);
+    auto pairLoop =
+        scf::ForOp::create(jb, loc, tid, c(jb, pairs), c(jb, threads));
     {
       OpBuilder pb = OpBuilder::atBlockBegin(pairLoop.getBody());
       Value p = pairLoop.getInductionVar();
       // p = (outer, pair, innerIndex) with pair < extent/2.
-      Value innerIdx = pb.create<LLVM::URemOp>(loc, p, c(pb, inner));
-      Value rest = pb.create<LLVM::UDivOp>(loc, p, c(pb, inner));
-      Value pair = pb.create<LLVM::URemOp>(loc, rest, c(pb, extent / 2));
-      Value outer = pb.create<LLVM::UDivOp>(loc, rest, c(pb, extent / 2));
+      Value innerIdx = LLVM::URemOp::create(pb, loc, p, c(pb, inner));
+      Value rest = LLVM::UDivOp::create(pb, loc, p, c(pb, inner));
+      Value pair = LLVM::URemOp::create(pb, loc, rest, c(pb, extent / 2));
+      Value outer = LLVM::UDivOp::create(pb, loc, rest, c(pb, extent / 2));
       // Insert a zero bit at log2(j): the lower element of the pair.
-      Value low = pb.create<LLVM::AndOp>(
-          loc, pair, pb.create<LLVM::SubOp>(loc, j, c(pb, 1)));
-      Value high = pb.create<LLVM::ShlOp>(
-          loc, pb.create<LLVM::LShrOp>(loc, pair, logJ), c(pb, 1));
-      high = pb.create<LLVM::ShlOp>(loc, high, logJ);
-      Value first = pb.create<LLVM::OrOp>(loc, high, low);
-      Value base = pb.create<LLVM::MulOp>(loc, outer, c(pb, extent));
-      Value li = pb.create<LLVM::AddOp>(
-          loc,
-          pb.create<LLVM::MulOp>(loc, pb.create<LLVM::AddOp>(loc, base, first),
-                                 c(pb, inner)),
+      Value low = LLVM::AndOp::create(
+          pb, loc, pair, LLVM::SubOp::create(pb, loc, j, c(pb, 1)));
+      Value high = LLVM::ShlOp::create(
+          pb, loc, LLVM::LShrOp::create(pb, loc, pair, logJ), c(pb, 1));
+      high = LLVM::ShlOp::create(pb, loc, high, logJ);
+      Value first = LLVM::OrOp::create(pb, loc, high, low);
+      Value base = LLVM::MulOp::create(pb, loc, outer, c(pb, extent));
+      Value li = LLVM::AddOp::create(
+          pb, loc,
+          LLVM::MulOp::create(
+              pb, loc, LLVM::AddOp::create(pb, loc, base, first), c(pb, inner)),
           innerIdx);
-      Value lj = pb.create<LLVM::AddOp>(
-          loc, li, pb.create<LLVM::MulOp>(loc, j, c(pb, inner)));
+      Value lj = LLVM::AddOp::create(
+          pb, loc, li, LLVM::MulOp::create(pb, loc, j, c(pb, inner)));
       // Blocks with bit k clear merge in the final direction.
-      Value finalDir = pb.create<LLVM::ICmpOp>(
-          loc, LLVM::ICmpPredicate::eq,
-          pb.create<LLVM::AndOp>(loc, first, k), c(pb, 0));
+      Value finalDir = LLVM::ICmpOp::create(
+          pb, loc, LLVM::ICmpPredicate::eq,
+          LLVM::AndOp::create(pb, loc, first, k), c(pb, 0));
       Value a = loadScratch(pb, loc, op, types[0], slot(pb, 0, li));
       Value bv = loadScratch(pb, loc, op, types[0], slot(pb, 0, lj));
       // Out of order for an ascending pair: a > b.
       Value greater =
-          isFloat ? pb.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::ogt, a, bv)
-                        .getResult()
-                  : pb.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sgt, a,
-                                            bv)
-                        .getResult();
+          isFloat
+              ? LLVM::FCmpOp::create(pb, loc, LLVM::FCmpPredicate::ogt, a, bv)
+                    .getResult()
+              : LLVM::ICmpOp::create(pb, loc, LLVM::ICmpPredicate::sgt, a, bv)
+                    .getResult();
       Value less =
-          isFloat ? pb.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::olt, a, bv)
-                        .getResult()
-                  : pb.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::slt, a,
-                                            bv)
-                        .getResult();
+          isFloat
+              ? LLVM::FCmpOp::create(pb, loc, LLVM::FCmpPredicate::olt, a, bv)
+                    .getResult()
+              : LLVM::ICmpOp::create(pb, loc, LLVM::ICmpPredicate::slt, a, bv)
+                    .getResult();
       Value ascendingSwap = descending ? less : greater;
       Value descendingSwap = descending ? greater : less;
-      Value swap = pb.create<LLVM::SelectOp>(loc, finalDir, ascendingSwap,
-                                             descendingSwap);
-      auto ifOp = pb.create<scf::IfOp>(loc, swap, /*withElse=*/false);
+      Value swap = LLVM::SelectOp::create(pb, loc, finalDir, ascendingSwap,
+                                          descendingSwap);
+      auto ifOp = scf::IfOp::create(pb, loc, swap, /*withElse=*/false);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       for (auto [array, type] : llvm::enumerate(types)) {
-        Value x = array == 0 ? a : loadScratch(tb, loc, op, type,
-                                               slot(tb, array, li));
-        Value y = array == 0 ? bv : loadScratch(tb, loc, op, type,
-                                                slot(tb, array, lj));
+        Value x = array == 0
+                      ? a
+                      : loadScratch(tb, loc, op, type, slot(tb, array, li));
+        Value y = array == 0
+                      ? bv
+                      : loadScratch(tb, loc, op, type, slot(tb, array, lj));
         storeScratch(tb, loc, op, y, slot(tb, array, li));
         storeScratch(tb, loc, op, x, slot(tb, array, lj));
       }

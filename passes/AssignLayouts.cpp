@@ -67,8 +67,8 @@ private:
     if (operand.get().getType() == type)
       return;
     OpBuilder builder(operand.getOwner());
-    Value converted = builder.create<ConvertLayoutOp>(
-        operand.getOwner()->getLoc(), type, operand.get());
+    Value converted = ConvertLayoutOp::create(
+        builder, operand.getOwner()->getLoc(), type, operand.get());
     operand.set(converted);
   }
 
