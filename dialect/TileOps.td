@@ -155,8 +155,10 @@ def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
         : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
     ```
   }];
+  // `value` precedes the variadic indices so that its position, from which
+  // the result type is inferred, does not depend on the view's rank.
   let arguments = (ins Tile_CombineKindAttr:$kind, Tile_ViewType:$view,
-                       Variadic<Tile_IntTile>:$indices, Tile_Tile:$value);
+                       Tile_Tile:$value, Variadic<Tile_IntTile>:$indices);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $view `[` $indices `]` `,` $value attr-dict `:`

@@ -50,14 +50,17 @@ func.func @shapes(%s: f32) -> f32 {
 // CHECK-LABEL: func.func @gather_atomic_dot
 // CHECK: tile.gather %{{.*}}[%{{.*}}, %{{.*}}] : !tile.view<?x?xbf16>, tensor<16x64xi32>, tensor<16x64xi32> -> tensor<16x64xbf16>
 // CHECK: tile.atomic add %{{.*}}[%{{.*}}], %{{.*}} : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+// CHECK: tile.atomic max %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
 // CHECK: tile.fence
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
 func.func @gather_atomic_dot(%kv: !tile.view<?x?xbf16>, %rows: tensor<16x64xi32>,
     %cols: tensor<16x64xi32>, %hist: !tile.view<?xi32>, %bins: tensor<256xi32>,
     %a: tensor<128x64xf8E4M3FN>, %b: tensor<64x128xf8E4M3FN>,
-    %acc: tensor<128x128xf32>) {
+    %acc: tensor<128x128xf32>, %acc2d: !tile.view<?x?xf32>,
+    %vals: tensor<16x64xf32>) {
   %g = tile.gather %kv[%rows, %cols] : !tile.view<?x?xbf16>, tensor<16x64xi32>, tensor<16x64xi32> -> tensor<16x64xbf16>
   %old = tile.atomic add %hist[%bins], %bins : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+  %m = tile.atomic max %acc2d[%rows, %cols], %vals : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
   tile.fence
   %d = tile.dot %a, %b, %acc : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
   return
