@@ -10,12 +10,12 @@ run, median of many runs; peer and ceiling are measured in the same process.
 """
 import json
 import os
-import statistics
 import sys
 
 import torch
 
 import tilec
+from timing import l2_flusher, time_median
 
 SHAPES = [(4096, 8192), (4096, 4096), (8192, 1000), (16384, 256),
           (1024, 30000)]
@@ -32,37 +32,16 @@ def rows_per_program(cols, dtype):
     return 1
 
 
-def flush_l2(buffer):
-    buffer.zero_()
-
-
-def time_median(fn, flush):
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(RUNS):
-        flush()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)  # microseconds
-    return statistics.median(times)
-
-
 def copy_ceiling(flush):
     x = torch.empty(1 << 28, dtype=torch.float32, device="cuda")  # 1 GiB
     y = torch.empty_like(x)
-    us = time_median(lambda: y.copy_(x), flush)
+    us = time_median(lambda _: y.copy_(x), flush, RUNS, warmup=5)
     return 2 * x.numel() * 4 / (us * 1e-6) / 1e12
 
 
 def main():
     torch.manual_seed(0)
-    flush_buffer = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    flush = lambda: flush_l2(flush_buffer)
+    flush = l2_flusher()
     variants = {"tilec": None}  # the runtime's entry point, embedded kernels
     # Extra builds of the same source to compare, e.g. other warp counts:
     # TILEC_SOFTMAX_VARIANTS="w16=a.ptx,a.json;w4=b.ptx,b.json"
@@ -92,8 +71,9 @@ def main():
                 err = (y.double() - ref).abs().max().item()
                 tol = 1e-5 if dtype == torch.float32 else 8e-3
                 ok = bool(torch.isfinite(y).all()) and err <= tol
-                ours = time_median(run, flush)
-                peer = time_median(lambda: torch.softmax(x, dim=1), flush)
+                ours = time_median(lambda _: run(), flush, RUNS, warmup=5)
+                peer = time_median(lambda _: torch.softmax(x, dim=1), flush,
+                                   RUNS, warmup=5)
                 nbytes = 2 * x.numel() * x.element_size()
                 rows.append(dict(variant=variant,
                                  dtype=str(dtype).replace("torch.", ""), rows=m,

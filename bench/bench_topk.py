@@ -14,32 +14,16 @@ process on the same inputs.
 import json
 import math
 import os
-import statistics
 
 import torch
 
 import tilec
+from timing import l2_flusher, time_median
 
 SHAPES = [(1, 131072, 64), (64, 8192, 8), (32, 16384, 32), (16, 12000, 16),
           (128, 4096, 1)]
 RUNS = 200
 COPIES = 4
-
-
-def time_median(fn, flush):
-    for _ in range(10):
-        fn(0)
-    times = []
-    for i in range(RUNS):
-        flush()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(i % COPIES)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)  # microseconds
-    return statistics.median(times)
 
 
 def check(x, k, values, indices):
@@ -53,8 +37,7 @@ def check(x, k, values, indices):
 
 def main():
     torch.manual_seed(0)
-    flush_buffer = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    flush = flush_buffer.zero_
+    flush = l2_flusher()
     print(f"device: {torch.cuda.get_device_name()}")
     rows = []
     for (b, n, k) in SHAPES:
@@ -64,9 +47,11 @@ def main():
         tilec.topk(xs[0], k, values, indices)
         torch.cuda.synchronize()
         ok = check(xs[0], k, values, indices)
-        ours = time_median(lambda i: tilec.topk(xs[i], k, values, indices),
-                           flush)
-        peer = time_median(lambda i: torch.topk(xs[i], k, dim=1), flush)
+        ours = time_median(
+            lambda i: tilec.topk(xs[i % COPIES], k, values, indices), flush,
+            RUNS)
+        peer = time_median(lambda i: torch.topk(xs[i % COPIES], k, dim=1),
+                           flush, RUNS)
         rows.append(dict(batch=b, n=n, k=k, ours_us=ours, torch_us=peer,
                          speedup=peer / ours, correct=ok))
     print(f"{'batch':>6} {'n':>7} {'k':>4} {'tilec us':>9} {'torch us':>9} "

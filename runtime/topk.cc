@@ -30,20 +30,6 @@ absl::Status Invalid(const char *argument, const std::string &why) {
       absl::StrCat("argument '", argument, "' ", why));
 }
 
-// The kernel `name` of the process-wide module, loaded on first use.
-absl::StatusOr<const Kernel *> GetTopKKernel(const char *name) {
-  static absl::Mutex mutex;
-  static Module *module ABSL_GUARDED_BY(mutex) = nullptr;
-  absl::MutexLock lock(&mutex);
-  if (module == nullptr) {
-    absl::StatusOr<std::unique_ptr<Module>> loaded = LoadEmbedded(kModuleName);
-    if (!loaded.ok())
-      return loaded.status();
-    module = loaded->release(); // Lives as long as the process.
-  }
-  return module->GetKernel(name);
-}
-
 // Candidate buffer and per-row tickets of the split kernel, shared by all
 // calls and grown on demand. The kernel leaves every ticket at zero, so
 // only fresh tickets are cleared. Calls that overlap on different streams
@@ -97,7 +83,8 @@ absl::StatusOr<Workspace> GetWorkspace(size_t workBytes, size_t ticketCount) {
 // row to finish merges the parts' candidates.
 absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
                        float *values, int64_t *indices, CUstream stream) {
-  absl::StatusOr<const Kernel *> kernel = GetTopKKernel(kSplitKernelName);
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel(kModuleName, kSplitKernelName);
   if (!kernel.ok())
     return kernel.status();
   // A row of one part touches neither buffer; any non-null address will do.
@@ -155,7 +142,8 @@ absl::Status TopK(const float *x, int batch, int n, int k, float *values,
   int parts = (n + kPartLen - 1) / kPartLen;
   if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
     return TopKSplit(x, batch, n, k, parts, values, indices, stream);
-  absl::StatusOr<const Kernel *> kernel = GetTopKKernel(kKernelName);
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel(kModuleName, kKernelName);
   if (!kernel.ok())
     return kernel.status();
   const KernelArg args[] = {KernelArg::Ptr(x),       KernelArg::Ptr(values),

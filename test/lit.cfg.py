@@ -9,7 +9,7 @@ config.test_format = lit.formats.ShTest(not lit_config.isWindows)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
-config.excludes = ["runtime", "gpu", "Inputs", "lit.cfg.py", "CMakeLists.txt"]
+config.excludes = ["runtime", "gpu", "support", "Inputs", "lit.cfg.py", "CMakeLists.txt"]
 
 config.environment["PATH"] = os.pathsep.join(
     [config.tilec_tools_dir, config.llvm_tools_dir,

@@ -10,7 +10,7 @@
 #include "runtime/embedded.h"
 #include "runtime/module.h"
 #include "runtime/softmax.h"
-#include "test/gpu/device_fixture.h"
+#include "test/support/device_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

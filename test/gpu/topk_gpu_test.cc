@@ -13,7 +13,7 @@
 
 #include "runtime/context.h"
 #include "runtime/topk.h"
-#include "test/gpu/device_fixture.h"
+#include "test/support/device_fixture.h"
 #include "gtest/gtest.h"
 
 namespace tilec {

@@ -10,6 +10,7 @@
 #include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "test/support/device_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -21,23 +22,8 @@ using ::testing::HasSubstr;
 
 constexpr int kBlock = 128; // fixtures/add_one.json's block size
 
-class GpuTest : public ::testing::Test {
+class GpuTest : public DeviceFixture<::testing::Test> {
 protected:
-  void SetUp() override {
-    absl::StatusOr<const Driver *> driver = Driver::Get();
-    if (!driver.ok())
-      GTEST_SKIP() << "no usable CUDA driver: " << driver.status().message();
-    if (!DeviceAvailable())
-      GTEST_SKIP() << "the CUDA driver reports no device";
-    driver_ = *driver;
-    ASSERT_TRUE(CurrentOrPrimaryContext(*driver_).ok());
-  }
-
-  void TearDown() override {
-    if (buffer_ != 0)
-      driver_->api().cuMemFree_v2(buffer_);
-  }
-
   const EmbeddedModule &Fixture() const { return ListEmbedded()[0]; }
 
   // The fixture's metadata with one piece of text replaced.
@@ -51,7 +37,7 @@ protected:
   void Upload(int count) {
     std::vector<int32_t> host(count);
     std::iota(host.begin(), host.end(), 0);
-    ASSERT_TRUE(Check(driver_->api().cuMemAlloc_v2(&buffer_, count * 4)));
+    buffer_ = Alloc(count * 4);
     ASSERT_TRUE(
         Check(driver_->api().cuMemcpyHtoD_v2(buffer_, host.data(), count * 4)));
   }
@@ -85,7 +71,6 @@ protected:
       ASSERT_EQ(result[i], i < n ? i + 1 : i) << "element " << i;
   }
 
-  const Driver *driver_ = nullptr;
   cu::CUdeviceptr buffer_ = 0;
 };
 

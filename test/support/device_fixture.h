@@ -1,8 +1,8 @@
 // A GoogleTest fixture for tests that need a CUDA device: skips (saying
 // why) when there is no driver or device, makes the primary context
 // current, and frees the device buffers a test allocates.
-#ifndef TILEC_TEST_GPU_DEVICE_FIXTURE_H_
-#define TILEC_TEST_GPU_DEVICE_FIXTURE_H_
+#ifndef TILEC_TEST_SUPPORT_DEVICE_FIXTURE_H_
+#define TILEC_TEST_SUPPORT_DEVICE_FIXTURE_H_
 
 #include <vector>
 
@@ -45,4 +45,4 @@ protected:
 
 } // namespace tilec
 
-#endif // TILEC_TEST_GPU_DEVICE_FIXTURE_H_
+#endif // TILEC_TEST_SUPPORT_DEVICE_FIXTURE_H_
