@@ -366,10 +366,10 @@ LogicalResult SortOp::verify() {
 }
 
 LogicalResult HistogramOp::verify() {
-  auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
-  if (src.getRank() != 1 || result.getRank() != 1)
-    return emitOpError() << "takes and returns rank-1 tiles";
+  if (result.getRank() != 1)
+    return emitOpError() << "returns a rank-1 tile of bins, got rank "
+                         << result.getRank();
   if (!result.getElementType().isSignlessInteger(32))
     return emitOpError() << "counts are i32, got " << result.getElementType();
   return success();

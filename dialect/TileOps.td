@@ -319,8 +319,9 @@ def Tile_HistogramOp : Tile_Op<"histogram", [Pure,
         "::mlir::tile::getMaskType($_self)">]> {
   let summary = "count the values of an integer tile into bins";
   let description = [{
-    Result element `b` counts the elements of `src` equal to `b` (and whose
-    `mask` is true); values outside `[0, bins)` are not counted.
+    Result element `b` counts the elements of `src` (of any rank) equal to
+    `b` (and whose `mask` is true); values outside `[0, bins)` are not
+    counted.
 
     ```mlir
     %h = tile.histogram %digits : tensor<1024xi32> -> tensor<256xi32>

@@ -260,17 +260,55 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
 // The same contract for k <= 64, with a row split into parts of 4096
 // columns: program (row, part) keeps its part in registers and finds the
-// part's top-k candidates; a row of one part writes its result directly,
+// part's top k, sorted; a row of one part writes its result directly,
 // otherwise each part stores its candidates to `work` and takes a ticket,
-// and the last part of the row to arrive selects the final top-k from the
+// and the last part of the row to arrive selects the final top k from the
 // parts * k <= 4096 candidates. The runtime supplies `work` (batch * 4096)
-// and `tickets` (batch, zero before the first call);
-// the last part sets its row's ticket back to zero.
+// and `tickets` (batch, zero before the first call); the last part sets its
+// row's ticket back to zero.
 //
-// Elements travel as i64 (signed-order key << 32 | column), so one scatter
-// and one single-key sort move key and index together. The k-th key is
-// found with three 11/11/10-bit digit histograms, stopping early once the
-// chosen bucket is taken whole; k = 1 is a single max reduction.
+// Elements travel as i64 (signed-order key << 32 | column), so keys are
+// unique and one value carries key and index; an empty slot is INT64_MIN,
+// below every element. A part is an 8 x 32 x 16 tile, 16 consecutive
+// columns per thread, so grouped reductions stay in registers and lanes.
+//
+// Selection, in each stage:
+// 1. A threshold T with at least k elements >= T, from groups that are
+//    cheap to reduce. Stage 0: every group of 16 columns has a maximum;
+//    each row of 32 groups sorts its maxima and offers its j-th largest,
+//    j = ceil(k / 8), and T is the smallest offer (8 rows * j >= k
+//    elements are >= T). Stage 1: each part's list is sorted, so T is the
+//    smallest of the parts' j-th candidates, j = ceil(k / parts); with at
+//    most 256 candidates all of them are kept.
+// 2. The survivors (elements >= T, typically about 2k) are compacted by a
+//    prefix count into 128 or 256 slots; each survivor's rank is the number
+//    of survivors above it, and the ranks below k place the result in
+//    order, with no sort.
+// 3. When more than 256 survive (heavy ties, few valid columns), a radix
+//    select on 11/11/10-bit digits finds the k-th key exactly and the k
+//    elements are taken instead.
+// k = 1 is a single max reduction.
+
+#part = #tile.blocked<size = [1, 1, 16], threads = [1, 32, 1], warps = [8, 1, 1], order = [2, 1, 0]>
+#groups = #tile.slice<dim = 2, parent = #part>
+#rows = #tile.slice<dim = 1, parent = #groups>
+#cols = #tile.slice<dim = 0, parent = #groups>
+#inner = #tile.slice<dim = 0, parent = #tile.slice<dim = 0, parent = #part>>
+#rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
+#rank256 = #tile.blocked<size = [8, 32], threads = [4, 8], warps = [8, 1], order = [1, 0]>
+!pi1 = tensor<8x32x16xi1, #part>
+!pi32 = tensor<8x32x16xi32, #part>
+!pi64 = tensor<8x32x16xi64, #part>
+!pf32 = tensor<8x32x16xf32, #part>
+!gi1 = tensor<8x32xi1, #groups>
+!gi32 = tensor<8x32xi32, #groups>
+!gi64 = tensor<8x32xi64, #groups>
+!ri32 = tensor<8xi32, #rows>
+!ri64 = tensor<8xi64, #rows>
+!row128 = tensor<128xi64, #tile.slice<dim = 1, parent = #rank128>>
+!rank128 = tensor<128xi32, #tile.slice<dim = 1, parent = #rank128>>
+!row256 = tensor<256xi64, #tile.slice<dim = 1, parent = #rank256>>
+!rank256 = tensor<256xi32, #tile.slice<dim = 1, parent = #rank256>>
 
 func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                           %indices: !tile.ptr<i64>, %work: !tile.ptr<i64>,
@@ -281,9 +319,15 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
   %c3 = arith.constant 3 : i32
+  %c7 = arith.constant 7 : i32
+  %c8 = arith.constant 8 : i32
   %c10 = arith.constant 10 : i32
   %c16 = arith.constant 16 : i32
   %c21 = arith.constant 21 : i32
+  %c32 = arith.constant 32 : i32
+  %c128 = arith.constant 128 : i32
+  %c256 = arith.constant 256 : i32
+  %c512 = arith.constant 512 : i32
   %cm1 = arith.constant -1 : i32
   %c1023 = arith.constant 1023 : i32
   %c2047 = arith.constant 2047 : i32
@@ -298,177 +342,336 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %lm1 = arith.constant -1 : i64
   %low20 = arith.constant 1048575 : i64
   %lmin = arith.constant -9223372036854775808 : i64
+  %lmax = arith.constant 9223372036854775807 : i64
 
   %row = tile.program_id x
   %part = tile.program_id y
   %total = arith.muli %batch, %n : i32
-  %src = tile.make_view %x[%total] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %lane = tile.iota : tensor<4096xi32>
-  %zeroT = tile.splat %c0 : tensor<4096xi32>
-  %onesT = tile.splat %cm1 : tensor<4096xi32>
-  %signT = tile.splat %kmin : tensor<4096xi32>
-  %l32T = tile.splat %l32 : tensor<4096xi64>
-  %minT = tile.splat %lmin : tensor<4096xi64>
-
-  // Keys of this part; columns past the row get key 0, below every float
-  // (-inf is 0x007FFFFF).
-  %base = arith.muli %part, %partLen : i32
-  %baseT = tile.splat %base : tensor<4096xi32>
-  %cols = arith.addi %lane, %baseT : tensor<4096xi32>
-  %nT = tile.splat %n : tensor<4096xi32>
-  %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
   %rowStart = arith.muli %row, %n : i32
-  %off = arith.addi %rowStart, %base : i32
-  %t = tile.load %src[%off] mask %valid
-      : !tile.view<?xf32> -> tensor<4096xf32>
-  %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-  %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-  %flip = arith.select %neg, %onesT, %signT : tensor<4096xi1>, tensor<4096xi32>
-  %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-  %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-  %keyN = arith.select %nan, %onesT, %ordered
-      : tensor<4096xi1>, tensor<4096xi32>
-  %key0 = arith.select %valid, %keyN, %zeroT
-      : tensor<4096xi1>, tensor<4096xi32>
-  %skey0 = arith.xori %key0, %signT : tensor<4096xi32>
-  %skey64 = arith.extsi %skey0 : tensor<4096xi32> to tensor<4096xi64>
-  %keyHigh = arith.shli %skey64, %l32T : tensor<4096xi64>
-  %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
-  %packed = arith.ori %keyHigh, %col64 : tensor<4096xi64>
-
+  %base = arith.muli %part, %partLen : i32
   %single = arith.cmpi eq, %parts, %c1 : i32
   %isK1 = arith.cmpi eq, %k, %c1 : i32
+
+  // Position a * 512 + b * 16 + c of element (a, b, c) within the part.
+  %ia = tile.iota : !ri32
+  %ea1 = tile.expand_dims %ia at 1 : !ri32 -> tensor<8x1xi32, #groups>
+  %ea = tile.expand_dims %ea1 at 2 : tensor<8x1xi32, #groups> -> tensor<8x1x1xi32, #part>
+  %ib = tile.iota : tensor<32xi32, #cols>
+  %eb1 = tile.expand_dims %ib at 0 : tensor<32xi32, #cols> -> tensor<1x32xi32, #groups>
+  %eb = tile.expand_dims %eb1 at 2 : tensor<1x32xi32, #groups> -> tensor<1x32x1xi32, #part>
+  %ic = tile.iota : tensor<16xi32, #inner>
+  %ec1 = tile.expand_dims %ic at 0 : tensor<16xi32, #inner> -> tensor<1x16xi32, #tile.slice<dim = 0, parent = #part>>
+  %ec = tile.expand_dims %ec1 at 0 : tensor<1x16xi32, #tile.slice<dim = 0, parent = #part>> -> tensor<1x1x16xi32, #part>
+  %pa = tile.broadcast %ea : tensor<8x1x1xi32, #part> -> !pi32
+  %pb = tile.broadcast %eb : tensor<1x32x1xi32, #part> -> !pi32
+  %pc = tile.broadcast %ec : tensor<1x1x16xi32, #part> -> !pi32
+  %c512T = tile.splat %c512 : !pi32
+  %c16T = tile.splat %c16 : !pi32
+  %sa = arith.muli %pa, %c512T : !pi32
+  %sb = arith.muli %pb, %c16T : !pi32
+  %sab = arith.addi %sa, %sb : !pi32
+  %place = arith.addi %sab, %pc : !pi32
+
+  // Keys of this part; columns past the row are empty slots.
+  %baseT = tile.splat %base : !pi32
+  %cols = arith.addi %place, %baseT : !pi32
+  %nT = tile.splat %n : !pi32
+  %valid = arith.cmpi slt, %cols, %nT : !pi32
+  %src = tile.make_view %x[%c8, %c32, %total] strides[%c512, %c16, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?x?xf32>
+  %off = arith.addi %rowStart, %base : i32
+  %t = tile.load %src[%c0, %c0, %off] mask %valid
+      : !tile.view<?x?x?xf32> -> !pf32
+  %zeroT = tile.splat %c0 : !pi32
+  %onesT = tile.splat %cm1 : !pi32
+  %signT = tile.splat %kmin : !pi32
+  %l32T = tile.splat %l32 : !pi64
+  %minT = tile.splat %lmin : !pi64
+  %bits = arith.bitcast %t : !pf32 to !pi32
+  %neg = arith.cmpi slt, %bits, %zeroT : !pi32
+  %flip = arith.select %neg, %onesT, %signT
+      : !pi1, !pi32
+  %ordered = arith.xori %bits, %flip : !pi32
+  %nan = arith.cmpf uno, %t, %t : !pf32
+  %key0 = arith.select %nan, %onesT, %ordered
+      : !pi1, !pi32
+  %skey0 = arith.xori %key0, %signT : !pi32
+  %skey64 = arith.extsi %skey0 : !pi32 to !pi64
+  %keyHigh = arith.shli %skey64, %l32T : !pi64
+  %col64 = arith.extui %cols : !pi32 to !pi64
+  %packedAll = arith.ori %keyHigh, %col64 : !pi64
+  %packed = arith.select %valid, %packedAll, %minT
+      : !pi1, !pi64
+
   %slot = tile.iota : tensor<64xi32>
   %slotZero = tile.splat %c0 : tensor<64xi32>
   %kT64 = tile.splat %k : tensor<64xi32>
   %keep = arith.cmpi slt, %slot, %kT64 : tensor<64xi32>
   %emptySlots = tile.splat %lmin : tensor<64xi64>
-  %bins = tile.iota : tensor<2048xi32>
-  %bins64 = arith.extui %bins : tensor<2048xi32> to tensor<2048xi64>
-  %l40H = tile.splat %l40 : tensor<2048xi64>
-  %l20H = tile.splat %l20 : tensor<2048xi64>
-  %noneH = tile.splat %lm1 : tensor<2048xi64>
-  %binField = arith.shli %bins64, %l40H : tensor<2048xi64>
+  %perRow = arith.muli %parts, %k : i32
 
   // Stage 0 selects among the part's elements, stage 1 (last part only)
   // among the candidates of all parts.
   %done:2 = scf.for %stage = %c0 to %c2 step %c1
-      iter_args(%cur = %packed, %live = %true) -> (tensor<4096xi64>, i1) : i32 {
-    %next:2 = scf.if %live -> (tensor<4096xi64>, i1) {
-      %hk = arith.shrui %cur, %l32T : tensor<4096xi64>
-      %hk32 = arith.trunci %hk : tensor<4096xi64> to tensor<4096xi32>
-      %key = arith.xori %hk32, %signT : tensor<4096xi32>
+      iter_args(%cur = %packed, %live = %true)
+      -> (!pi64, i1) : i32 {
+    %next:2 = scf.if %live -> (!pi64, i1) {
+      %isStage0 = arith.cmpi eq, %stage, %c0 : i32
       %cand = scf.if %isK1 -> (tensor<64xi64>) {
-        %best = tile.reduce max %cur along 0 : tensor<4096xi64> -> i64
+        %m2 = tile.reduce max %cur along 2 : !pi64 -> !gi64
+        %m1 = tile.reduce max %m2 along 1 : !gi64 -> !ri64
+        %best = tile.reduce max %m1 along 0 : !ri64 -> i64
         %bestT = tile.splat %best : tensor<64xi64>
         %first = arith.cmpi eq, %slot, %slotZero : tensor<64xi32>
         %one = arith.select %first, %bestT, %emptySlots
             : tensor<64xi1>, tensor<64xi64>
         scf.yield %one : tensor<64xi64>
       } else {
-        // Radix select: the k-th largest key lies in bucket `prefix` of
-        // the decided bits `mask`; `rem` of the bucket's elements are
-        // wanted.
-        %sel:4 = scf.for %pass = %c0 to %c3 step %c1
-            iter_args(%prefix = %c0, %mask = %c0, %rem = %k, %go = %true)
-            -> (i32, i32, i32, i1) : i32 {
-          %o:4 = scf.if %go -> (i32, i32, i32, i1) {
-            %p0 = arith.cmpi eq, %pass, %c0 : i32
-            %p2 = arith.cmpi eq, %pass, %c2 : i32
-            %s12 = arith.select %p2, %c0, %c10 : i32
-            %shift = arith.select %p0, %c21, %s12 : i32
-            %dmask = arith.select %p2, %c1023, %c2047 : i32
-            %maskT = tile.splat %mask : tensor<4096xi32>
-            %prefixT = tile.splat %prefix : tensor<4096xi32>
-            %shiftT = tile.splat %shift : tensor<4096xi32>
-            %dmaskT = tile.splat %dmask : tensor<4096xi32>
-            %hi = arith.andi %key, %maskT : tensor<4096xi32>
-            %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
-            %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
-            %digit = arith.andi %sh, %dmaskT : tensor<4096xi32>
-            %hist = tile.histogram %digit mask %match
-                : tensor<4096xi32> -> tensor<2048xi32>
-            // The bucket where the count from the top reaches `rem`.
-            %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
-            %above = arith.subi %fromTop, %hist : tensor<2048xi32>
-            %remT = tile.splat %rem : tensor<2048xi32>
-            %under = arith.cmpi slt, %above, %remT : tensor<2048xi32>
-            %reach = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
-            %hit = arith.andi %under, %reach : tensor<2048xi1>
-            // One reduction finds the bucket, what remains wanted in it
-            // and its size: bin << 40 | rem' << 20 | count.
-            %nr = arith.subi %remT, %above : tensor<2048xi32>
-            %nr64 = arith.extui %nr : tensor<2048xi32> to tensor<2048xi64>
-            %nrField = arith.shli %nr64, %l20H : tensor<2048xi64>
-            %cnt64 = arith.extui %hist : tensor<2048xi32> to tensor<2048xi64>
-            %f1 = arith.ori %binField, %nrField : tensor<2048xi64>
-            %f2 = arith.ori %f1, %cnt64 : tensor<2048xi64>
-            %fields = arith.select %hit, %f2, %noneH
-                : tensor<2048xi1>, tensor<2048xi64>
-            %best = tile.reduce max %fields along 0
-                : tensor<2048xi64> -> i64
-            %bd = arith.shrui %best, %l40 : i64
-            %d = arith.trunci %bd : i64 to i32
-            %br = arith.shrui %best, %l20 : i64
-            %brm = arith.andi %br, %low20 : i64
-            %newRem = arith.trunci %brm : i64 to i32
-            %bc = arith.andi %best, %low20 : i64
-            %count = arith.trunci %bc : i64 to i32
-            %dsh = arith.shli %d, %shift : i32
-            %np = arith.ori %prefix, %dsh : i32
-            %msh = arith.shli %dmask, %shift : i32
-            %nm = arith.ori %mask, %msh : i32
-            %partial = arith.cmpi ne, %count, %newRem : i32
-            scf.yield %np, %nm, %newRem, %partial : i32, i32, i32, i1
+        // 1. The threshold.
+        %few = arith.cmpi sle, %perRow, %c256 : i32
+        %takeAll = arith.select %isStage0, %false, %few : i1
+        %thr = scf.if %takeAll -> (i64) {
+          scf.yield %lmin : i64
+        } else {
+          %offer = scf.if %isStage0 -> (i64) {
+            %gmax = tile.reduce max %cur along 2
+                : !pi64 -> !gi64
+            %sorted = tile.sort %gmax along 1 descending : !gi64
+            %k7 = arith.addi %k, %c7 : i32
+            %j = arith.divui %k7, %c8 : i32
+            %jm1 = arith.subi %j, %c1 : i32
+            %ibc = tile.iota : tensor<32xi32, #cols>
+            %ibe = tile.expand_dims %ibc at 0 : tensor<32xi32, #cols> -> tensor<1x32xi32, #groups>
+            %lane = tile.broadcast %ibe : tensor<1x32xi32, #groups> -> !gi32
+            %jT = tile.splat %jm1 : !gi32
+            %isJ = arith.cmpi eq, %lane, %jT : !gi32
+            %maxT = tile.splat %lmax : !gi64
+            %offers = arith.select %isJ, %sorted, %maxT
+                : !gi1, !gi64
+            %perRowMin = tile.reduce min %offers along 1
+                : !gi64 -> !ri64
+            %o = tile.reduce min %perRowMin along 0 : !ri64 -> i64
+            scf.yield %o : i64
           } else {
-            scf.yield %prefix, %mask, %rem, %go : i32, i32, i32, i1
+            // Candidate j - 1 of each part's sorted list.
+            %pk = arith.addi %parts, %k : i32
+            %pk1 = arith.subi %pk, %c1 : i32
+            %j = arith.divui %pk1, %parts : i32
+            %jm1 = arith.subi %j, %c1 : i32
+            %kT = tile.splat %k : !pi32
+            %inList = arith.remui %place, %kT : !pi32
+            %jT = tile.splat %jm1 : !pi32
+            %isJ = arith.cmpi eq, %inList, %jT : !pi32
+            %perRowT = tile.splat %perRow : !pi32
+            %isCand = arith.cmpi slt, %place, %perRowT : !pi32
+            %sel = arith.andi %isJ, %isCand : !pi1
+            %maxT = tile.splat %lmax : !pi64
+            %offers = arith.select %sel, %cur, %maxT
+                : !pi1, !pi64
+            %o2 = tile.reduce min %offers along 2
+                : !pi64 -> !gi64
+            %o1 = tile.reduce min %o2 along 1 : !gi64 -> !ri64
+            %o = tile.reduce min %o1 along 0 : !ri64 -> i64
+            scf.yield %o : i64
           }
-          scf.yield %o#0, %o#1, %o#2, %o#3 : i32, i32, i32, i1
+          scf.yield %offer : i64
         }
-        // Collect: elements above the bucket, then the first `need` in it,
-        // into slots [0, k); one scan counts both (low and high 16 bits).
-        %maskT = tile.splat %sel#1 : tensor<4096xi32>
-        %prefixT = tile.splat %sel#0 : tensor<4096xi32>
-        %needT = tile.splat %sel#2 : tensor<4096xi32>
-        %aboveN = arith.subi %k, %sel#2 : i32
-        %aboveT = tile.splat %aboveN : tensor<4096xi32>
-        %low16T = tile.splat %low16 : tensor<4096xi32>
-        %c16T = tile.splat %c16 : tensor<4096xi32>
-        %hi = arith.andi %key, %maskT : tensor<4096xi32>
-        %gt = arith.cmpi ugt, %hi, %prefixT : tensor<4096xi32>
-        %eq = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
-        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-        %gpos = arith.andi %before, %low16T : tensor<4096xi32>
-        %erank = arith.shrui %before, %c16T : tensor<4096xi32>
-        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-        %got = tile.scatter %cur into %emptySlots[%pos] mask %take
-            : tensor<4096xi64>, tensor<4096xi32> -> tensor<64xi64>
-        scf.yield %got : tensor<64xi64>
+        %thrT = tile.splat %thr : !pi64
+        %above = arith.cmpi sge, %cur, %thrT : !pi64
+        %real = arith.cmpi ne, %cur, %minT : !pi64
+        %fast = arith.andi %above, %real : !pi1
+        %fast32 = arith.extui %fast : !pi1 to !pi32
+        %fc2 = tile.reduce add %fast32 along 2 : !pi32 -> !gi32
+        %fc1 = tile.reduce add %fc2 along 1 : !gi32 -> !ri32
+        %fastCount = tile.reduce add %fc1 along 0 : !ri32 -> i32
+        %fits = arith.cmpi sle, %fastCount, %c256 : i32
+
+        %take = scf.if %fits -> (!pi1) {
+          scf.yield %fast : !pi1
+        } else {
+          // 3. Radix select of the k-th key: it lies in bucket `prefix` of
+          // the decided bits `mask`; `rem` of the bucket's elements are
+          // wanted.
+          %l32R = tile.splat %l32 : !pi64
+          %hk = arith.shrui %cur, %l32R : !pi64
+          %hk32 = arith.trunci %hk : !pi64 to !pi32
+          %key = arith.xori %hk32, %signT : !pi32
+          %bins = tile.iota : tensor<2048xi32>
+          %bins64 = arith.extui %bins : tensor<2048xi32> to tensor<2048xi64>
+          %l40H = tile.splat %l40 : tensor<2048xi64>
+          %l20H = tile.splat %l20 : tensor<2048xi64>
+          %noneH = tile.splat %lm1 : tensor<2048xi64>
+          %binField = arith.shli %bins64, %l40H : tensor<2048xi64>
+          %sel:4 = scf.for %pass = %c0 to %c3 step %c1
+              iter_args(%prefix = %c0, %mask = %c0, %rem = %k, %go = %true)
+              -> (i32, i32, i32, i1) : i32 {
+            %o:4 = scf.if %go -> (i32, i32, i32, i1) {
+              %p0 = arith.cmpi eq, %pass, %c0 : i32
+              %p2 = arith.cmpi eq, %pass, %c2 : i32
+              %s12 = arith.select %p2, %c0, %c10 : i32
+              %shift = arith.select %p0, %c21, %s12 : i32
+              %dmask = arith.select %p2, %c1023, %c2047 : i32
+              %maskT = tile.splat %mask : !pi32
+              %prefixT = tile.splat %prefix : !pi32
+              %shiftT = tile.splat %shift : !pi32
+              %dmaskT = tile.splat %dmask : !pi32
+              %hi = arith.andi %key, %maskT : !pi32
+              %match = arith.cmpi eq, %hi, %prefixT : !pi32
+              %sh = arith.shrui %key, %shiftT : !pi32
+              %digit = arith.andi %sh, %dmaskT : !pi32
+              %hist = tile.histogram %digit mask %match
+                  : !pi32 -> tensor<2048xi32>
+              // The bucket where the count from the top reaches `rem`.
+              %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+              %aboveH = arith.subi %fromTop, %hist : tensor<2048xi32>
+              %remT = tile.splat %rem : tensor<2048xi32>
+              %under = arith.cmpi slt, %aboveH, %remT : tensor<2048xi32>
+              %reach = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+              %hit = arith.andi %under, %reach : tensor<2048xi1>
+              // One reduction finds the bucket, what remains wanted in it
+              // and its size: bin << 40 | rem' << 20 | count.
+              %nr = arith.subi %remT, %aboveH : tensor<2048xi32>
+              %nr64 = arith.extui %nr : tensor<2048xi32> to tensor<2048xi64>
+              %nrField = arith.shli %nr64, %l20H : tensor<2048xi64>
+              %cnt64 = arith.extui %hist : tensor<2048xi32> to tensor<2048xi64>
+              %f1 = arith.ori %binField, %nrField : tensor<2048xi64>
+              %f2 = arith.ori %f1, %cnt64 : tensor<2048xi64>
+              %fields = arith.select %hit, %f2, %noneH
+                  : tensor<2048xi1>, tensor<2048xi64>
+              %best = tile.reduce max %fields along 0
+                  : tensor<2048xi64> -> i64
+              %bd = arith.shrui %best, %l40 : i64
+              %d = arith.trunci %bd : i64 to i32
+              %br = arith.shrui %best, %l20 : i64
+              %brm = arith.andi %br, %low20 : i64
+              %newRem = arith.trunci %brm : i64 to i32
+              %bc = arith.andi %best, %low20 : i64
+              %count = arith.trunci %bc : i64 to i32
+              %dsh = arith.shli %d, %shift : i32
+              %np = arith.ori %prefix, %dsh : i32
+              %msh = arith.shli %dmask, %shift : i32
+              %nm = arith.ori %mask, %msh : i32
+              %partial = arith.cmpi ne, %count, %newRem : i32
+              scf.yield %np, %nm, %newRem, %partial : i32, i32, i32, i1
+            } else {
+              scf.yield %prefix, %mask, %rem, %go : i32, i32, i32, i1
+            }
+            scf.yield %o#0, %o#1, %o#2, %o#3 : i32, i32, i32, i1
+          }
+          // Elements above the bucket, and the first `need` in it in
+          // position order.
+          %maskT = tile.splat %sel#1 : !pi32
+          %prefixT = tile.splat %sel#0 : !pi32
+          %needT = tile.splat %sel#2 : !pi32
+          %hi = arith.andi %key, %maskT : !pi32
+          %gt = arith.cmpi ugt, %hi, %prefixT : !pi32
+          %eq = arith.cmpi eq, %hi, %prefixT : !pi32
+          %e32 = arith.extui %eq : !pi1 to !pi32
+          %ec2 = tile.reduce add %e32 along 2 : !pi32 -> !gi32
+          %erow = tile.reduce add %ec2 along 1 : !gi32 -> !ri32
+          %erowBefore = tile.scan add %erow along 0 exclusive : !ri32
+          %egroupIncl = tile.scan add %ec2 along 1 : !gi32
+          %egroupExcl = arith.subi %egroupIncl, %ec2 : !gi32
+          %erb = tile.expand_dims %erowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
+          %erbB = tile.broadcast %erb : tensor<8x1xi32, #groups> -> !gi32
+          %egroupBefore = arith.addi %egroupExcl, %erbB : !gi32
+          %egb = tile.expand_dims %egroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
+          %egbB = tile.broadcast %egb : tensor<8x32x1xi32, #part> -> !pi32
+          %einner = tile.scan add %e32 along 2 exclusive : !pi32
+          %erank = arith.addi %einner, %egbB : !pi32
+          %wanted = arith.cmpi slt, %erank, %needT : !pi32
+          %takeEq = arith.andi %eq, %wanted : !pi1
+          %exact = arith.ori %gt, %takeEq : !pi1
+          scf.yield %exact : !pi1
+        }
+
+        // 2. Compact the survivors in position order.
+        %take32 = arith.extui %take : !pi1 to !pi32
+        %tc2 = tile.reduce add %take32 along 2 : !pi32 -> !gi32
+        %trow = tile.reduce add %tc2 along 1 : !gi32 -> !ri32
+        %taken = tile.reduce add %trow along 0 : !ri32 -> i32
+        %trowBefore = tile.scan add %trow along 0 exclusive : !ri32
+        %tgroupIncl = tile.scan add %tc2 along 1 : !gi32
+        %tgroupExcl = arith.subi %tgroupIncl, %tc2 : !gi32
+        %trb = tile.expand_dims %trowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
+        %trbB = tile.broadcast %trb : tensor<8x1xi32, #groups> -> !gi32
+        %tgroupBefore = arith.addi %tgroupExcl, %trbB : !gi32
+        %tgb = tile.expand_dims %tgroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
+        %tgbB = tile.broadcast %tgb : tensor<8x32x1xi32, #part> -> !pi32
+        %tinner = tile.scan add %take32 along 2 exclusive : !pi32
+        %pos = arith.addi %tinner, %tgbB : !pi32
+
+        // Rank = survivors above; ranks below k are the result's slots.
+        %small = arith.cmpi sle, %taken, %c128 : i32
+        %ranked = scf.if %small -> (tensor<64xi64>) {
+          %empty = tile.splat %lmin : tensor<128xi64>
+          %s = tile.scatter %cur into %empty[%pos] mask %take
+              : !pi64, !pi32 -> tensor<128xi64>
+          %sr = tile.convert_layout %s : tensor<128xi64>
+              -> !row128
+          %sc = tile.convert_layout %s : tensor<128xi64>
+              -> tensor<128xi64, #tile.slice<dim = 0, parent = #rank128>>
+          %er = tile.expand_dims %sr at 1
+              : !row128
+              -> tensor<128x1xi64, #rank128>
+          %ecc = tile.expand_dims %sc at 0
+              : tensor<128xi64, #tile.slice<dim = 0, parent = #rank128>>
+              -> tensor<1x128xi64, #rank128>
+          %mine = tile.broadcast %er : tensor<128x1xi64, #rank128>
+              -> tensor<128x128xi64, #rank128>
+          %others = tile.broadcast %ecc : tensor<1x128xi64, #rank128>
+              -> tensor<128x128xi64, #rank128>
+          %gtm = arith.cmpi sgt, %others, %mine : tensor<128x128xi64, #rank128>
+          %g32 = arith.extui %gtm : tensor<128x128xi1, #rank128> to tensor<128x128xi32, #rank128>
+          %rank = tile.reduce add %g32 along 1
+              : tensor<128x128xi32, #rank128> -> !rank128
+          %kR = tile.splat %k : !rank128
+          %inTop = arith.cmpi slt, %rank, %kR : !rank128
+          %top = tile.scatter %sr into %emptySlots[%rank] mask %inTop
+              : !row128, !rank128
+              -> tensor<64xi64>
+          scf.yield %top : tensor<64xi64>
+        } else {
+          %empty = tile.splat %lmin : tensor<256xi64>
+          %s = tile.scatter %cur into %empty[%pos] mask %take
+              : !pi64, !pi32 -> tensor<256xi64>
+          %sr = tile.convert_layout %s : tensor<256xi64>
+              -> !row256
+          %sc = tile.convert_layout %s : tensor<256xi64>
+              -> tensor<256xi64, #tile.slice<dim = 0, parent = #rank256>>
+          %er = tile.expand_dims %sr at 1
+              : !row256
+              -> tensor<256x1xi64, #rank256>
+          %ecc = tile.expand_dims %sc at 0
+              : tensor<256xi64, #tile.slice<dim = 0, parent = #rank256>>
+              -> tensor<1x256xi64, #rank256>
+          %mine = tile.broadcast %er : tensor<256x1xi64, #rank256>
+              -> tensor<256x256xi64, #rank256>
+          %others = tile.broadcast %ecc : tensor<1x256xi64, #rank256>
+              -> tensor<256x256xi64, #rank256>
+          %gtm = arith.cmpi sgt, %others, %mine : tensor<256x256xi64, #rank256>
+          %g32 = arith.extui %gtm : tensor<256x256xi1, #rank256> to tensor<256x256xi32, #rank256>
+          %rank = tile.reduce add %g32 along 1
+              : tensor<256x256xi32, #rank256> -> !rank256
+          %kR = tile.splat %k : !rank256
+          %inTop = arith.cmpi slt, %rank, %kR : !rank256
+          %top = tile.scatter %sr into %emptySlots[%rank] mask %inTop
+              : !row256, !rank256
+              -> tensor<64xi64>
+          scf.yield %top : tensor<64xi64>
+        }
+        scf.yield %ranked : tensor<64xi64>
       }
+
       %lastStage = arith.cmpi eq, %stage, %c1 : i32
       %final = arith.ori %single, %lastStage : i1
-      %r:2 = scf.if %final -> (tensor<4096xi64>, i1) {
-        %sorted = scf.if %isK1 -> (tensor<64xi64>) {
-          scf.yield %cand : tensor<64xi64>
-        } else {
-          %s = tile.sort %cand along 0 descending : tensor<64xi64>
-          scf.yield %s : tensor<64xi64>
-        }
+      %r:2 = scf.if %final -> (!pi64, i1) {
         // Key back to float bits: keys with the top bit set were positive.
         %l32S = tile.splat %l32 : tensor<64xi64>
         %signS = tile.splat %kmin : tensor<64xi32>
         %onesS = tile.splat %cm1 : tensor<64xi32>
         %zeroS = tile.splat %c0 : tensor<64xi32>
-        %sh = arith.shrui %sorted, %l32S : tensor<64xi64>
+        %sh = arith.shrui %cand, %l32S : tensor<64xi64>
         %sk = arith.trunci %sh : tensor<64xi64> to tensor<64xi32>
         %uk = arith.xori %sk, %signS : tensor<64xi32>
         %positive = arith.cmpi slt, %uk, %zeroS : tensor<64xi32>
@@ -476,8 +679,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<64xi1>, tensor<64xi32>
         %vbits = arith.xori %uk, %undo : tensor<64xi32>
         %v = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
-        %c32 = arith.trunci %sorted : tensor<64xi64> to tensor<64xi32>
-        %i64 = arith.extui %c32 : tensor<64xi32> to tensor<64xi64>
+        %ci = arith.trunci %cand : tensor<64xi64> to tensor<64xi32>
+        %i64 = arith.extui %ci : tensor<64xi32> to tensor<64xi64>
         %totalK = arith.muli %batch, %k : i32
         %outV = tile.make_view %values[%totalK] strides[%c1]
             : !tile.ptr<f32> -> !tile.view<?xf32>
@@ -488,13 +691,12 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<64xf32>, !tile.view<?xf32>
         tile.store %i64, %outI[%outOff] mask %keep
             : tensor<64xi64>, !tile.view<?xi64>
-        scf.yield %cur, %false : tensor<4096xi64>, i1
+        scf.yield %cur, %false : !pi64, i1
       } else {
-        // Hand the candidates over; the last part of the row goes on. Rows
-        // are 4096 slots apart, so no cache sector holds two rows' slots
-        // (one row's last part must not cache another's before it is
+        // Hand the sorted candidates over; the last part of the row goes
+        // on. Rows are 4096 slots apart, so no cache sector holds two rows'
+        // slots (one row's last part must not cache another's before it is
         // written).
-        %perRow = arith.muli %parts, %k : i32
         %workLen = arith.muli %batch, %partLen : i32
         %wv = tile.make_view %work[%workLen] strides[%c1]
             : !tile.ptr<i64> -> !tile.view<?xi64>
@@ -513,29 +715,30 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
         %lastPart = arith.subi %parts, %c1 : i32
         %isLast = arith.cmpi eq, %ticket, %lastPart : i32
-        %h:2 = scf.if %isLast -> (tensor<4096xi64>, i1) {
+        %h:2 = scf.if %isLast -> (!pi64, i1) {
           tile.fence
           %zero1 = tile.splat %c0 : tensor<1xi32>
           tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
-          %perRowT = tile.splat %perRow : tensor<4096xi32>
-          %inRow = arith.cmpi slt, %lane, %perRowT : tensor<4096xi32>
           // Slots past the row's candidates (never written in this call)
-          // are replaced below.
-          %all = tile.load %wv[%rowWork]
-              : !tile.view<?xi64> -> tensor<4096xi64>
-          %padded = arith.select %inRow, %all, %minT
-              : tensor<4096xi1>, tensor<4096xi64>
-          scf.yield %padded, %true : tensor<4096xi64>, i1
+          // read as empty.
+          %perRowT = tile.splat %perRow : !pi32
+          %inRow = arith.cmpi slt, %place, %perRowT : !pi32
+          %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
+              : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
+          %all = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
+              pad -9223372036854775808 : i64
+              : !tile.view<?x?x?xi64> -> !pi64
+          scf.yield %all, %true : !pi64, i1
         } else {
-          scf.yield %cur, %false : tensor<4096xi64>, i1
+          scf.yield %cur, %false : !pi64, i1
         }
-        scf.yield %h#0, %h#1 : tensor<4096xi64>, i1
+        scf.yield %h#0, %h#1 : !pi64, i1
       }
-      scf.yield %r#0, %r#1 : tensor<4096xi64>, i1
+      scf.yield %r#0, %r#1 : !pi64, i1
     } else {
-      scf.yield %cur, %false : tensor<4096xi64>, i1
+      scf.yield %cur, %false : !pi64, i1
     }
-    scf.yield %next#0, %next#1 : tensor<4096xi64>, i1
+    scf.yield %next#0, %next#1 : !pi64, i1
   }
   return
 }

@@ -7,6 +7,11 @@
 // back in their layout. The stages are loops, so code size does not grow
 // with the sorted extent.
 //
+// When the sorted dimension lies within one warp (no warps along it, no
+// replicas), the network runs in registers instead: pairs held by one thread
+// compare-exchange in place, pairs on two lanes swap through shfl.bfly, and
+// no barrier or scratch is needed.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/LoweringUtils.h"
@@ -44,6 +49,14 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     OpBuilder &b = rewriter;
     SmallVector<ValueRange> inputs = {adaptor.getKeys()};
     llvm::append_range(inputs, adaptor.getPayloads());
+    unsigned bd = dist->tileDims[op.getDim()];
+    if (dist->blocked.getWarpsPerCTA()[bd] == 1 && !dist->wraps(bd)) {
+      SmallVector<SmallVector<Value>> results =
+          emitWarpNetwork(b, loc, op, *dist, inputs);
+      SmallVector<ValueRange> replacements(results.begin(), results.end());
+      rewriter.replaceOpWithMultiple(op, replacements);
+      return success();
+    }
     SmallVector<Type> types;
     for (ValueRange input : inputs)
       types.push_back(input.front().getType());
@@ -83,6 +96,91 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     SmallVector<ValueRange> replacements(results.begin(), results.end());
     rewriter.replaceOpWithMultiple(op, replacements);
     return success();
+  }
+
+  /// The bitonic network in registers and lane shuffles, for a dimension
+  /// held by the lanes of one warp. Returns the sorted element lists.
+  SmallVector<SmallVector<Value>>
+  emitWarpNetwork(OpBuilder &b, Location loc, SortOp op,
+                  const Distribution &dist,
+                  ArrayRef<ValueRange> inputs) const {
+    SmallVector<SmallVector<Value>> cur;
+    for (ValueRange input : inputs)
+      cur.emplace_back(input.begin(), input.end());
+    unsigned dim = op.getDim();
+    unsigned bd = dist.tileDims[dim];
+    int64_t extent = cast<RankedTensorType>(op.getKeys().getType())
+                         .getShape()[dim];
+    int64_t size = dist.blocked.getSizePerThread()[bd];
+    int64_t lanes = dist.blocked.getThreadsPerWarp()[bd];
+    bool descending = op.getDescending();
+    bool isFloat = isa<FloatType>(cur[0].front().getType());
+    auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+    auto less = [&](Value x, Value y) -> Value {
+      if (isFloat)
+        return LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt, x, y);
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, x, y);
+    };
+    auto bitClear = [&](Value coord, int64_t bit) -> Value {
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                  LLVM::AndOp::create(b, loc, coord, c(bit)),
+                                  c(0));
+    };
+    ThreadPosition pos = getThreadPosition(b, loc, dist);
+    int64_t numElements = dist.numElements();
+    SmallVector<Value> coord;
+    for (int64_t e = 0; e < numElements; ++e)
+      coord.push_back(getElementCoords(b, loc, dist, pos, e)[dim]);
+    Value isDescending = LLVM::ConstantOp::create(
+        b, loc, b.getI1Type(), b.getBoolAttr(descending));
+    for (int64_t k = 2; k <= extent; k *= 2) {
+      for (int64_t j = k / 2; j >= 1; j /= 2) {
+        // Ascending where the coordinate's bit k is clear (the final
+        // direction), flipped for a descending sort.
+        auto ascending = [&](int64_t e) -> Value {
+          return LLVM::XOrOp::create(b, loc, bitClear(coord[e], k),
+                                     isDescending);
+        };
+        if (j < size || j >= size * lanes) {
+          // Both elements of every pair are in this thread.
+          int64_t flip = j < size ? j : j / lanes;
+          for (int64_t e = 0; e < numElements; ++e) {
+            SmallVector<int64_t> local = dist.localIndex(e);
+            if (local[bd] & flip)
+              continue;
+            local[bd] ^= flip;
+            int64_t f = dist.elementOf(local);
+            Value lo = cur[0][e], hi = cur[0][f];
+            Value swap = LLVM::SelectOp::create(b, loc, ascending(e),
+                                                less(hi, lo), less(lo, hi));
+            for (auto &array : cur) {
+              Value x = array[e], y = array[f];
+              array[e] = LLVM::SelectOp::create(b, loc, swap, y, x);
+              array[f] = LLVM::SelectOp::create(b, loc, swap, x, y);
+            }
+          }
+          continue;
+        }
+        // The partner sits `j / size` lanes away along the dimension.
+        unsigned mask = (j / size) * dist.laneStride(bd);
+        for (int64_t e = 0; e < numElements; ++e) {
+          Value x = cur[0][e];
+          Value y = shuffleXor(b, loc, x, mask);
+          // The lower element of an ascending pair keeps the smaller key.
+          Value keepSmaller = LLVM::ICmpOp::create(
+              b, loc, LLVM::ICmpPredicate::eq, bitClear(coord[e], j),
+              ascending(e));
+          Value take = LLVM::SelectOp::create(b, loc, keepSmaller, less(y, x),
+                                              less(x, y));
+          for (size_t array = 0; array < cur.size(); ++array) {
+            Value mine = cur[array][e];
+            Value other = array == 0 ? y : shuffleXor(b, loc, mine, mask);
+            cur[array][e] = LLVM::SelectOp::create(b, loc, take, other, mine);
+          }
+        }
+      }
+    }
+    return cur;
   }
 
   /// The bitonic network on the scratch arrays, one barrier per stage.

@@ -1,0 +1,35 @@
+// RUN: kernel-opt %s -tile-assign-layouts -tile-allocate-shared -convert-tile-to-llvm | FileCheck %s
+// RUN: emit-ptx %s --target=sm_90a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.o %}
+
+// Each row of 32 lies on the 32 lanes of one warp: the bitonic network runs
+// in registers, partners exchanging i64 keys and i32 payloads through
+// shfl.bfly (two 32-bit halves per key), with no scratch and no barrier.
+// 15 stages: lane distances 16, 8, 4, 2, 1 all appear.
+// CHECK-LABEL: llvm.func @sort_rows
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+// PTX-LABEL: .entry sort_rows
+// PTX-NOT: bar.sync
+// PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 16, 31
+// PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 8, 31
+// PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 1, 31
+// PTX-DAG: setp.lt.s64
+// PTX-NOT: bar.sync
+// PTX: ret;
+func.func @sort_rows(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %c8 = arith.constant 8 : i32
+  %v = tile.make_view %p[%c8, %c32] strides[%c32, %c1] : !tile.ptr<i64> -> !tile.view<?x?xi64>
+  %w = tile.make_view %q[%c8, %c32] strides[%c32, %c1] : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xi64> -> tensor<8x32xi64>
+  %x = tile.load %w[%c0, %c0] : !tile.view<?x?xi32> -> tensor<8x32xi32>
+  %sk, %sx = tile.sort %k, %x along 1 descending : tensor<8x32xi64>, tensor<8x32xi32>
+  tile.store %sk, %v[%c0, %c0] : tensor<8x32xi64>, !tile.view<?x?xi64>
+  tile.store %sx, %w[%c0, %c0] : tensor<8x32xi32>, !tile.view<?x?xi32>
+  return
+}
