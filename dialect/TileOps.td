@@ -170,12 +170,14 @@ def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
 def Tile_FenceOp : Tile_Op<"fence", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "device-scope fence between global memory accesses";
   let description = [{
-    Orders every global memory access of the executing thread before the
-    fence against every one after it, as seen by all threads of the grid.
+    An acquire-release fence at GPU scope for the whole program: global
+    accesses of any of its threads before the fence are ordered before
+    those of any of its threads after it, for every program of the grid
+    that synchronizes with it through an atomic.
     Programs that hand data to one another (the last program to take an
     atomic ticket reads what the others stored) fence before taking the
-    ticket, so their stores are visible, and after it, so the reads see
-    them.
+    ticket, so their stores are released, and after it, so the reads
+    acquire them. It is not a sequentially consistent fence.
 
     ```mlir
     tile.fence

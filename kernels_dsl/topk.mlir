@@ -267,19 +267,21 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // and `tickets` (batch, zero before the first call); the last part sets its
 // row's ticket back to zero.
 //
-// Elements travel as i64 (signed-order key << 32 | column), so keys are
-// unique and one value carries key and index; an empty slot is INT64_MIN,
-// below every element. A part is an 8 x 32 x 16 tile, 16 consecutive
-// columns per thread, so grouped reductions stay in registers and lanes.
+// Elements travel as i64 (signed-order key << 32 | column), so elements are
+// unique and one value carries key and index; past the row the key is
+// INT32_MIN, below every float. A part is an 8 x 32 x 16 tile, 16
+// consecutive columns per thread, so grouped reductions stay in registers
+// and lanes.
 //
 // Selection, in each stage:
-// 1. A threshold T with at least k elements >= T, from groups that are
+// 1. A key threshold T with at least k elements >= T, from groups that are
 //    cheap to reduce. Stage 0: every group of 16 columns has a maximum;
-//    each row of 32 groups sorts its maxima and offers its j-th largest,
-//    j = ceil(k / 8), and T is the smallest offer (8 rows * j >= k
-//    elements are >= T). Stage 1: each part's list is sorted, so T is the
-//    smallest of the parts' j-th candidates, j = ceil(k / parts); with at
-//    most 256 candidates all of them are kept.
+//    each row of 32 groups sorts its maxima (within a warp) and offers its
+//    j-th largest, j = ceil(k / 8), and T is the smallest offer (8 rows * j
+//    >= k elements are >= T). Stage 1: each part's list is sorted, so T is
+//    the smallest of the parts' j-th candidates, j = ceil(k / parts); with
+//    at most 256 candidates all are kept, and at most 128 are ranked
+//    directly from `work`.
 // 2. The survivors (elements >= T, typically about 2k) are compacted by a
 //    prefix count into 128 or 256 slots; each survivor's rank is the number
 //    of survivors above it, and the ranks below k place the result in
@@ -333,6 +335,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c2047 = arith.constant 2047 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %kmin1 = arith.constant -2147483647 : i32
+  %c31 = arith.constant 31 : i32
   %partLen = arith.constant 4096 : i32
   %true = arith.constant true
   %false = arith.constant false
@@ -382,26 +387,24 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %off = arith.addi %rowStart, %base : i32
   %t = tile.load %src[%c0, %c0, %off] mask %valid
       : !tile.view<?x?x?xf32> -> !pf32
-  %zeroT = tile.splat %c0 : !pi32
-  %onesT = tile.splat %cm1 : !pi32
+  %c31T = tile.splat %c31 : !pi32
+  %c1T = tile.splat %c1 : !pi32
   %signT = tile.splat %kmin : !pi32
+  %maxKeyT = tile.splat %kmax : !pi32
   %l32T = tile.splat %l32 : !pi64
-  %minT = tile.splat %lmin : !pi64
+  // Signed-order key: negatives flip all bits but the sign; NaN is the
+  // largest key, as torch orders it; past the row, the smallest.
   %bits = arith.bitcast %t : !pf32 to !pi32
-  %neg = arith.cmpi slt, %bits, %zeroT : !pi32
-  %flip = arith.select %neg, %onesT, %signT
-      : !pi1, !pi32
-  %ordered = arith.xori %bits, %flip : !pi32
+  %sign = arith.shrsi %bits, %c31T : !pi32
+  %magnitude = arith.shrui %sign, %c1T : !pi32
+  %ordered = arith.xori %bits, %magnitude : !pi32
   %nan = arith.cmpf uno, %t, %t : !pf32
-  %key0 = arith.select %nan, %onesT, %ordered
-      : !pi1, !pi32
-  %skey0 = arith.xori %key0, %signT : !pi32
+  %keyN = arith.select %nan, %maxKeyT, %ordered : !pi1, !pi32
+  %skey0 = arith.select %valid, %keyN, %signT : !pi1, !pi32
   %skey64 = arith.extsi %skey0 : !pi32 to !pi64
   %keyHigh = arith.shli %skey64, %l32T : !pi64
   %col64 = arith.extui %cols : !pi32 to !pi64
-  %packedAll = arith.ori %keyHigh, %col64 : !pi64
-  %packed = arith.select %valid, %packedAll, %minT
-      : !pi1, !pi64
+  %packed = arith.ori %keyHigh, %col64 : !pi64
 
   %slot = tile.iota : tensor<64xi32>
   %slotZero = tile.splat %c0 : tensor<64xi32>
@@ -427,191 +430,218 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<64xi1>, tensor<64xi64>
         scf.yield %one : tensor<64xi64>
       } else {
-        // 1. The threshold.
-        %few = arith.cmpi sle, %perRow, %c256 : i32
-        %takeAll = arith.select %isStage0, %false, %few : i1
-        %thr = scf.if %takeAll -> (i64) {
-          scf.yield %lmin : i64
+        // Stage 1 with at most 128 candidates ranks them all directly.
+        %stage1 = arith.cmpi eq, %stage, %c1 : i32
+        %fewCand = arith.cmpi sle, %perRow, %c128 : i32
+        %direct = arith.andi %stage1, %fewCand : i1
+        %prep:4 = scf.if %direct -> (!row128, i1, !pi1, !pi32) {
+          %slotsR = tile.iota : !rank128
+          %perRowR = tile.splat %perRow : !rank128
+          %inRowR = arith.cmpi slt, %slotsR, %perRowR : !rank128
+          %workLen1 = arith.muli %batch, %partLen : i32
+          %wv1 = tile.make_view %work[%workLen1] strides[%c1]
+              : !tile.ptr<i64> -> !tile.view<?xi64>
+          %rowWork1 = arith.muli %row, %partLen : i32
+          %srd = tile.load %wv1[%rowWork1] mask %inRowR
+              pad -9223372036854775808 : i64
+              : !tile.view<?xi64> -> !row128
+          %noTake = tile.splat %false : !pi1
+          %noPos = tile.splat %c0 : !pi32
+          scf.yield %srd, %true, %noTake, %noPos : !row128, i1, !pi1, !pi32
         } else {
-          %offer = scf.if %isStage0 -> (i64) {
-            %gmax = tile.reduce max %cur along 2
-                : !pi64 -> !gi64
-            %sorted = tile.sort %gmax along 1 descending : !gi64
-            %k7 = arith.addi %k, %c7 : i32
-            %j = arith.divui %k7, %c8 : i32
-            %jm1 = arith.subi %j, %c1 : i32
-            %ibc = tile.iota : tensor<32xi32, #cols>
-            %ibe = tile.expand_dims %ibc at 0 : tensor<32xi32, #cols> -> tensor<1x32xi32, #groups>
-            %lane = tile.broadcast %ibe : tensor<1x32xi32, #groups> -> !gi32
-            %jT = tile.splat %jm1 : !gi32
-            %isJ = arith.cmpi eq, %lane, %jT : !gi32
-            %maxT = tile.splat %lmax : !gi64
-            %offers = arith.select %isJ, %sorted, %maxT
-                : !gi1, !gi64
-            %perRowMin = tile.reduce min %offers along 1
-                : !gi64 -> !ri64
-            %o = tile.reduce min %perRowMin along 0 : !ri64 -> i64
-            scf.yield %o : i64
+          // 1. The threshold, on keys (the high word).
+          %l32K = tile.splat %l32 : !pi64
+          %hk = arith.shrui %cur, %l32K : !pi64
+          %ckey = arith.trunci %hk : !pi64 to !pi32
+          %few = arith.cmpi sle, %perRow, %c256 : i32
+          %takeAll = arith.select %isStage0, %false, %few : i1
+          %thr = scf.if %takeAll -> (i32) {
+            scf.yield %kmin1 : i32
           } else {
-            // Candidate j - 1 of each part's sorted list.
-            %pk = arith.addi %parts, %k : i32
-            %pk1 = arith.subi %pk, %c1 : i32
-            %j = arith.divui %pk1, %parts : i32
-            %jm1 = arith.subi %j, %c1 : i32
-            %kT = tile.splat %k : !pi32
-            %inList = arith.remui %place, %kT : !pi32
-            %jT = tile.splat %jm1 : !pi32
-            %isJ = arith.cmpi eq, %inList, %jT : !pi32
-            %perRowT = tile.splat %perRow : !pi32
-            %isCand = arith.cmpi slt, %place, %perRowT : !pi32
-            %sel = arith.andi %isJ, %isCand : !pi1
-            %maxT = tile.splat %lmax : !pi64
-            %offers = arith.select %sel, %cur, %maxT
-                : !pi1, !pi64
-            %o2 = tile.reduce min %offers along 2
-                : !pi64 -> !gi64
-            %o1 = tile.reduce min %o2 along 1 : !gi64 -> !ri64
-            %o = tile.reduce min %o1 along 0 : !ri64 -> i64
-            scf.yield %o : i64
-          }
-          scf.yield %offer : i64
-        }
-        %thrT = tile.splat %thr : !pi64
-        %above = arith.cmpi sge, %cur, %thrT : !pi64
-        %real = arith.cmpi ne, %cur, %minT : !pi64
-        %fast = arith.andi %above, %real : !pi1
-        %fast32 = arith.extui %fast : !pi1 to !pi32
-        %fc2 = tile.reduce add %fast32 along 2 : !pi32 -> !gi32
-        %fc1 = tile.reduce add %fc2 along 1 : !gi32 -> !ri32
-        %fastCount = tile.reduce add %fc1 along 0 : !ri32 -> i32
-        %fits = arith.cmpi sle, %fastCount, %c256 : i32
-
-        %take = scf.if %fits -> (!pi1) {
-          scf.yield %fast : !pi1
-        } else {
-          // 3. Radix select of the k-th key: it lies in bucket `prefix` of
-          // the decided bits `mask`; `rem` of the bucket's elements are
-          // wanted.
-          %l32R = tile.splat %l32 : !pi64
-          %hk = arith.shrui %cur, %l32R : !pi64
-          %hk32 = arith.trunci %hk : !pi64 to !pi32
-          %key = arith.xori %hk32, %signT : !pi32
-          %bins = tile.iota : tensor<2048xi32>
-          %bins64 = arith.extui %bins : tensor<2048xi32> to tensor<2048xi64>
-          %l40H = tile.splat %l40 : tensor<2048xi64>
-          %l20H = tile.splat %l20 : tensor<2048xi64>
-          %noneH = tile.splat %lm1 : tensor<2048xi64>
-          %binField = arith.shli %bins64, %l40H : tensor<2048xi64>
-          %sel:4 = scf.for %pass = %c0 to %c3 step %c1
-              iter_args(%prefix = %c0, %mask = %c0, %rem = %k, %go = %true)
-              -> (i32, i32, i32, i1) : i32 {
-            %o:4 = scf.if %go -> (i32, i32, i32, i1) {
-              %p0 = arith.cmpi eq, %pass, %c0 : i32
-              %p2 = arith.cmpi eq, %pass, %c2 : i32
-              %s12 = arith.select %p2, %c0, %c10 : i32
-              %shift = arith.select %p0, %c21, %s12 : i32
-              %dmask = arith.select %p2, %c1023, %c2047 : i32
-              %maskT = tile.splat %mask : !pi32
-              %prefixT = tile.splat %prefix : !pi32
-              %shiftT = tile.splat %shift : !pi32
-              %dmaskT = tile.splat %dmask : !pi32
-              %hi = arith.andi %key, %maskT : !pi32
-              %match = arith.cmpi eq, %hi, %prefixT : !pi32
-              %sh = arith.shrui %key, %shiftT : !pi32
-              %digit = arith.andi %sh, %dmaskT : !pi32
-              %hist = tile.histogram %digit mask %match
-                  : !pi32 -> tensor<2048xi32>
-              // The bucket where the count from the top reaches `rem`.
-              %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
-              %aboveH = arith.subi %fromTop, %hist : tensor<2048xi32>
-              %remT = tile.splat %rem : tensor<2048xi32>
-              %under = arith.cmpi slt, %aboveH, %remT : tensor<2048xi32>
-              %reach = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
-              %hit = arith.andi %under, %reach : tensor<2048xi1>
-              // One reduction finds the bucket, what remains wanted in it
-              // and its size: bin << 40 | rem' << 20 | count.
-              %nr = arith.subi %remT, %aboveH : tensor<2048xi32>
-              %nr64 = arith.extui %nr : tensor<2048xi32> to tensor<2048xi64>
-              %nrField = arith.shli %nr64, %l20H : tensor<2048xi64>
-              %cnt64 = arith.extui %hist : tensor<2048xi32> to tensor<2048xi64>
-              %f1 = arith.ori %binField, %nrField : tensor<2048xi64>
-              %f2 = arith.ori %f1, %cnt64 : tensor<2048xi64>
-              %fields = arith.select %hit, %f2, %noneH
-                  : tensor<2048xi1>, tensor<2048xi64>
-              %best = tile.reduce max %fields along 0
-                  : tensor<2048xi64> -> i64
-              %bd = arith.shrui %best, %l40 : i64
-              %d = arith.trunci %bd : i64 to i32
-              %br = arith.shrui %best, %l20 : i64
-              %brm = arith.andi %br, %low20 : i64
-              %newRem = arith.trunci %brm : i64 to i32
-              %bc = arith.andi %best, %low20 : i64
-              %count = arith.trunci %bc : i64 to i32
-              %dsh = arith.shli %d, %shift : i32
-              %np = arith.ori %prefix, %dsh : i32
-              %msh = arith.shli %dmask, %shift : i32
-              %nm = arith.ori %mask, %msh : i32
-              %partial = arith.cmpi ne, %count, %newRem : i32
-              scf.yield %np, %nm, %newRem, %partial : i32, i32, i32, i1
+            %offer = scf.if %isStage0 -> (i32) {
+              %gmax = tile.reduce max %ckey along 2 : !pi32 -> !gi32
+              %sorted = tile.sort %gmax along 1 descending : !gi32
+              %k7 = arith.addi %k, %c7 : i32
+              %j = arith.divui %k7, %c8 : i32
+              %jm1 = arith.subi %j, %c1 : i32
+              %ibc = tile.iota : tensor<32xi32, #cols>
+              %ibe = tile.expand_dims %ibc at 0 : tensor<32xi32, #cols> -> tensor<1x32xi32, #groups>
+              %lane = tile.broadcast %ibe : tensor<1x32xi32, #groups> -> !gi32
+              %jT = tile.splat %jm1 : !gi32
+              %isJ = arith.cmpi eq, %lane, %jT : !gi32
+              %maxT = tile.splat %kmax : !gi32
+              %offers = arith.select %isJ, %sorted, %maxT : !gi1, !gi32
+              %perRowMin = tile.reduce min %offers along 1 : !gi32 -> !ri32
+              %o = tile.reduce min %perRowMin along 0 : !ri32 -> i32
+              scf.yield %o : i32
             } else {
-              scf.yield %prefix, %mask, %rem, %go : i32, i32, i32, i1
+              // Candidate j - 1 of each part's sorted list.
+              %pk = arith.addi %parts, %k : i32
+              %pk1 = arith.subi %pk, %c1 : i32
+              %j = arith.divui %pk1, %parts : i32
+              %jm1 = arith.subi %j, %c1 : i32
+              %kT = tile.splat %k : !pi32
+              %inList = arith.remui %place, %kT : !pi32
+              %jT = tile.splat %jm1 : !pi32
+              %isJ = arith.cmpi eq, %inList, %jT : !pi32
+              %perRowT = tile.splat %perRow : !pi32
+              %isCand = arith.cmpi slt, %place, %perRowT : !pi32
+              %sel = arith.andi %isJ, %isCand : !pi1
+              %maxT = tile.splat %kmax : !pi32
+              %offers = arith.select %sel, %ckey, %maxT : !pi1, !pi32
+              %o2 = tile.reduce min %offers along 2 : !pi32 -> !gi32
+              %o1 = tile.reduce min %o2 along 1 : !gi32 -> !ri32
+              %o = tile.reduce min %o1 along 0 : !ri32 -> i32
+              scf.yield %o : i32
             }
-            scf.yield %o#0, %o#1, %o#2, %o#3 : i32, i32, i32, i1
+            scf.yield %offer : i32
           }
-          // Elements above the bucket, and the first `need` in it in
-          // position order.
-          %maskT = tile.splat %sel#1 : !pi32
-          %prefixT = tile.splat %sel#0 : !pi32
-          %needT = tile.splat %sel#2 : !pi32
-          %hi = arith.andi %key, %maskT : !pi32
-          %gt = arith.cmpi ugt, %hi, %prefixT : !pi32
-          %eq = arith.cmpi eq, %hi, %prefixT : !pi32
-          %e32 = arith.extui %eq : !pi1 to !pi32
-          %ec2 = tile.reduce add %e32 along 2 : !pi32 -> !gi32
-          %erow = tile.reduce add %ec2 along 1 : !gi32 -> !ri32
-          %erowBefore = tile.scan add %erow along 0 exclusive : !ri32
-          %egroupIncl = tile.scan add %ec2 along 1 : !gi32
-          %egroupExcl = arith.subi %egroupIncl, %ec2 : !gi32
-          %erb = tile.expand_dims %erowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
-          %erbB = tile.broadcast %erb : tensor<8x1xi32, #groups> -> !gi32
-          %egroupBefore = arith.addi %egroupExcl, %erbB : !gi32
-          %egb = tile.expand_dims %egroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
-          %egbB = tile.broadcast %egb : tensor<8x32x1xi32, #part> -> !pi32
-          %einner = tile.scan add %e32 along 2 exclusive : !pi32
-          %erank = arith.addi %einner, %egbB : !pi32
-          %wanted = arith.cmpi slt, %erank, %needT : !pi32
-          %takeEq = arith.andi %eq, %wanted : !pi1
-          %exact = arith.ori %gt, %takeEq : !pi1
-          scf.yield %exact : !pi1
+          // Empty slots (key INT32_MIN) never survive.
+          %thrReal = arith.maxsi %thr, %kmin1 : i32
+          %thrT = tile.splat %thrReal : !pi32
+          %fast = arith.cmpi sge, %ckey, %thrT : !pi32
+          // 2. Survivors in position order: slot = survivors before it.
+          %f32 = arith.extui %fast : !pi1 to !pi32
+          %fc2 = tile.reduce add %f32 along 2 : !pi32 -> !gi32
+          %frow = tile.reduce add %fc2 along 1 : !gi32 -> !ri32
+          %ftaken = tile.reduce add %frow along 0 : !ri32 -> i32
+          %frowBefore = tile.scan add %frow along 0 exclusive : !ri32
+          %fgroupIncl = tile.scan add %fc2 along 1 : !gi32
+          %fgroupExcl = arith.subi %fgroupIncl, %fc2 : !gi32
+          %frb = tile.expand_dims %frowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
+          %frbB = tile.broadcast %frb : tensor<8x1xi32, #groups> -> !gi32
+          %fgroupBefore = arith.addi %fgroupExcl, %frbB : !gi32
+          %fgb = tile.expand_dims %fgroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
+          %fgbB = tile.broadcast %fgb : tensor<8x32x1xi32, #part> -> !pi32
+          %finner = tile.scan add %f32 along 2 exclusive : !pi32
+          %fpos = arith.addi %finner, %fgbB : !pi32
+          %fits = arith.cmpi sle, %ftaken, %c256 : i32
+          %chosen:3 = scf.if %fits -> (!pi1, !pi32, i32) {
+            scf.yield %fast, %fpos, %ftaken : !pi1, !pi32, i32
+          } else {
+            // 3. Radix select of the k-th key: it lies in bucket `prefix` of
+            // the decided bits `mask`; `rem` of the bucket's elements are
+            // wanted.
+            %key = arith.xori %ckey, %signT : !pi32
+            %bins = tile.iota : tensor<2048xi32>
+            %bins64 = arith.extui %bins : tensor<2048xi32> to tensor<2048xi64>
+            %l40H = tile.splat %l40 : tensor<2048xi64>
+            %l20H = tile.splat %l20 : tensor<2048xi64>
+            %noneH = tile.splat %lm1 : tensor<2048xi64>
+            %binField = arith.shli %bins64, %l40H : tensor<2048xi64>
+            %sel:4 = scf.for %pass = %c0 to %c3 step %c1
+                iter_args(%prefix = %c0, %mask = %c0, %rem = %k, %go = %true)
+                -> (i32, i32, i32, i1) : i32 {
+              %o:4 = scf.if %go -> (i32, i32, i32, i1) {
+                %p0 = arith.cmpi eq, %pass, %c0 : i32
+                %p2 = arith.cmpi eq, %pass, %c2 : i32
+                %s12 = arith.select %p2, %c0, %c10 : i32
+                %shift = arith.select %p0, %c21, %s12 : i32
+                %dmask = arith.select %p2, %c1023, %c2047 : i32
+                %maskT = tile.splat %mask : !pi32
+                %prefixT = tile.splat %prefix : !pi32
+                %shiftT = tile.splat %shift : !pi32
+                %dmaskT = tile.splat %dmask : !pi32
+                %hi = arith.andi %key, %maskT : !pi32
+                %match = arith.cmpi eq, %hi, %prefixT : !pi32
+                %sh = arith.shrui %key, %shiftT : !pi32
+                %digit = arith.andi %sh, %dmaskT : !pi32
+                %hist = tile.histogram %digit mask %match
+                    : !pi32 -> tensor<2048xi32>
+                // The bucket where the count from the top reaches `rem`.
+                %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+                %aboveH = arith.subi %fromTop, %hist : tensor<2048xi32>
+                %remT = tile.splat %rem : tensor<2048xi32>
+                %under = arith.cmpi slt, %aboveH, %remT : tensor<2048xi32>
+                %reach = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+                %hit = arith.andi %under, %reach : tensor<2048xi1>
+                // One reduction finds the bucket, what remains wanted in it
+                // and its size: bin << 40 | rem' << 20 | count.
+                %nr = arith.subi %remT, %aboveH : tensor<2048xi32>
+                %nr64 = arith.extui %nr : tensor<2048xi32> to tensor<2048xi64>
+                %nrField = arith.shli %nr64, %l20H : tensor<2048xi64>
+                %cnt64 = arith.extui %hist : tensor<2048xi32> to tensor<2048xi64>
+                %f1 = arith.ori %binField, %nrField : tensor<2048xi64>
+                %f2 = arith.ori %f1, %cnt64 : tensor<2048xi64>
+                %fields = arith.select %hit, %f2, %noneH
+                    : tensor<2048xi1>, tensor<2048xi64>
+                %best = tile.reduce max %fields along 0
+                    : tensor<2048xi64> -> i64
+                %bd = arith.shrui %best, %l40 : i64
+                %d = arith.trunci %bd : i64 to i32
+                %br = arith.shrui %best, %l20 : i64
+                %brm = arith.andi %br, %low20 : i64
+                %newRem = arith.trunci %brm : i64 to i32
+                %bc = arith.andi %best, %low20 : i64
+                %count = arith.trunci %bc : i64 to i32
+                %dsh = arith.shli %d, %shift : i32
+                %np = arith.ori %prefix, %dsh : i32
+                %msh = arith.shli %dmask, %shift : i32
+                %nm = arith.ori %mask, %msh : i32
+                %partial = arith.cmpi ne, %count, %newRem : i32
+                scf.yield %np, %nm, %newRem, %partial : i32, i32, i32, i1
+              } else {
+                scf.yield %prefix, %mask, %rem, %go : i32, i32, i32, i1
+              }
+              scf.yield %o#0, %o#1, %o#2, %o#3 : i32, i32, i32, i1
+            }
+            // Elements above the bucket, and the first `need` in it in
+            // position order.
+            %maskT = tile.splat %sel#1 : !pi32
+            %prefixT = tile.splat %sel#0 : !pi32
+            %needT = tile.splat %sel#2 : !pi32
+            %hi = arith.andi %key, %maskT : !pi32
+            %gt = arith.cmpi ugt, %hi, %prefixT : !pi32
+            %eq = arith.cmpi eq, %hi, %prefixT : !pi32
+            %e32 = arith.extui %eq : !pi1 to !pi32
+            %ec2 = tile.reduce add %e32 along 2 : !pi32 -> !gi32
+            %erow = tile.reduce add %ec2 along 1 : !gi32 -> !ri32
+            %erowBefore = tile.scan add %erow along 0 exclusive : !ri32
+            %egroupIncl = tile.scan add %ec2 along 1 : !gi32
+            %egroupExcl = arith.subi %egroupIncl, %ec2 : !gi32
+            %erb = tile.expand_dims %erowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
+            %erbB = tile.broadcast %erb : tensor<8x1xi32, #groups> -> !gi32
+            %egroupBefore = arith.addi %egroupExcl, %erbB : !gi32
+            %egb = tile.expand_dims %egroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
+            %egbB = tile.broadcast %egb : tensor<8x32x1xi32, #part> -> !pi32
+            %einner = tile.scan add %e32 along 2 exclusive : !pi32
+            %erank = arith.addi %einner, %egbB : !pi32
+            %wanted = arith.cmpi slt, %erank, %needT : !pi32
+            %takeEq = arith.andi %eq, %wanted : !pi1
+            %exact = arith.ori %gt, %takeEq : !pi1
+            %x32 = arith.extui %exact : !pi1 to !pi32
+            %xc2 = tile.reduce add %x32 along 2 : !pi32 -> !gi32
+            %xrow = tile.reduce add %xc2 along 1 : !gi32 -> !ri32
+            %xtaken = tile.reduce add %xrow along 0 : !ri32 -> i32
+            %xrowBefore = tile.scan add %xrow along 0 exclusive : !ri32
+            %xgroupIncl = tile.scan add %xc2 along 1 : !gi32
+            %xgroupExcl = arith.subi %xgroupIncl, %xc2 : !gi32
+            %xrb = tile.expand_dims %xrowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
+            %xrbB = tile.broadcast %xrb : tensor<8x1xi32, #groups> -> !gi32
+            %xgroupBefore = arith.addi %xgroupExcl, %xrbB : !gi32
+            %xgb = tile.expand_dims %xgroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
+            %xgbB = tile.broadcast %xgb : tensor<8x32x1xi32, #part> -> !pi32
+            %xinner = tile.scan add %x32 along 2 exclusive : !pi32
+            %xpos = arith.addi %xinner, %xgbB : !pi32
+            scf.yield %exact, %xpos, %xtaken : !pi1, !pi32, i32
+          }
+          // Survivors in slots of 128 when they fit, else of 256 below.
+          %small = arith.cmpi sle, %chosen#2, %c128 : i32
+          %empty128 = tile.splat %lmin : !row128
+          %srs = scf.if %small -> (!row128) {
+            %sr = tile.scatter %cur into %empty128[%chosen#1] mask %chosen#0
+                : !pi64, !pi32 -> !row128
+            scf.yield %sr : !row128
+          } else {
+            scf.yield %empty128 : !row128
+          }
+          scf.yield %srs, %small, %chosen#0, %chosen#1 : !row128, i1, !pi1, !pi32
         }
-
-        // 2. Compact the survivors in position order.
-        %take32 = arith.extui %take : !pi1 to !pi32
-        %tc2 = tile.reduce add %take32 along 2 : !pi32 -> !gi32
-        %trow = tile.reduce add %tc2 along 1 : !gi32 -> !ri32
-        %taken = tile.reduce add %trow along 0 : !ri32 -> i32
-        %trowBefore = tile.scan add %trow along 0 exclusive : !ri32
-        %tgroupIncl = tile.scan add %tc2 along 1 : !gi32
-        %tgroupExcl = arith.subi %tgroupIncl, %tc2 : !gi32
-        %trb = tile.expand_dims %trowBefore at 1 : !ri32 -> tensor<8x1xi32, #groups>
-        %trbB = tile.broadcast %trb : tensor<8x1xi32, #groups> -> !gi32
-        %tgroupBefore = arith.addi %tgroupExcl, %trbB : !gi32
-        %tgb = tile.expand_dims %tgroupBefore at 2 : !gi32 -> tensor<8x32x1xi32, #part>
-        %tgbB = tile.broadcast %tgb : tensor<8x32x1xi32, #part> -> !pi32
-        %tinner = tile.scan add %take32 along 2 exclusive : !pi32
-        %pos = arith.addi %tinner, %tgbB : !pi32
-
         // Rank = survivors above; ranks below k are the result's slots.
-        %small = arith.cmpi sle, %taken, %c128 : i32
-        %ranked = scf.if %small -> (tensor<64xi64>) {
-          %empty = tile.splat %lmin : tensor<128xi64>
-          %s = tile.scatter %cur into %empty[%pos] mask %take
-              : !pi64, !pi32 -> tensor<128xi64>
-          %sr = tile.convert_layout %s : tensor<128xi64>
-              -> !row128
-          %sc = tile.convert_layout %s : tensor<128xi64>
+        %ranked = scf.if %prep#1 -> (tensor<64xi64>) {
+          %sc = tile.convert_layout %prep#0 : !row128
               -> tensor<128xi64, #tile.slice<dim = 0, parent = #rank128>>
-          %er = tile.expand_dims %sr at 1
+          %er = tile.expand_dims %prep#0 at 1
               : !row128
               -> tensor<128x1xi64, #rank128>
           %ecc = tile.expand_dims %sc at 0
@@ -627,17 +657,15 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               : tensor<128x128xi32, #rank128> -> !rank128
           %kR = tile.splat %k : !rank128
           %inTop = arith.cmpi slt, %rank, %kR : !rank128
-          %top = tile.scatter %sr into %emptySlots[%rank] mask %inTop
+          %top = tile.scatter %prep#0 into %emptySlots[%rank] mask %inTop
               : !row128, !rank128
               -> tensor<64xi64>
           scf.yield %top : tensor<64xi64>
         } else {
-          %empty = tile.splat %lmin : tensor<256xi64>
-          %s = tile.scatter %cur into %empty[%pos] mask %take
-              : !pi64, !pi32 -> tensor<256xi64>
-          %sr = tile.convert_layout %s : tensor<256xi64>
-              -> !row256
-          %sc = tile.convert_layout %s : tensor<256xi64>
+          %empty = tile.splat %lmin : !row256
+          %sr = tile.scatter %cur into %empty[%prep#3] mask %prep#2
+              : !pi64, !pi32 -> !row256
+          %sc = tile.convert_layout %sr : !row256
               -> tensor<256xi64, #tile.slice<dim = 0, parent = #rank256>>
           %er = tile.expand_dims %sr at 1
               : !row256
@@ -666,18 +694,15 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %lastStage = arith.cmpi eq, %stage, %c1 : i32
       %final = arith.ori %single, %lastStage : i1
       %r:2 = scf.if %final -> (!pi64, i1) {
-        // Key back to float bits: keys with the top bit set were positive.
+        // Key back to float bits (the mapping is its own inverse).
         %l32S = tile.splat %l32 : tensor<64xi64>
-        %signS = tile.splat %kmin : tensor<64xi32>
-        %onesS = tile.splat %cm1 : tensor<64xi32>
-        %zeroS = tile.splat %c0 : tensor<64xi32>
+        %c31S = tile.splat %c31 : tensor<64xi32>
+        %c1S = tile.splat %c1 : tensor<64xi32>
         %sh = arith.shrui %cand, %l32S : tensor<64xi64>
         %sk = arith.trunci %sh : tensor<64xi64> to tensor<64xi32>
-        %uk = arith.xori %sk, %signS : tensor<64xi32>
-        %positive = arith.cmpi slt, %uk, %zeroS : tensor<64xi32>
-        %undo = arith.select %positive, %signS, %onesS
-            : tensor<64xi1>, tensor<64xi32>
-        %vbits = arith.xori %uk, %undo : tensor<64xi32>
+        %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
+        %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
+        %vbits = arith.xori %sk, %kmag : tensor<64xi32>
         %v = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
         %ci = arith.trunci %cand : tensor<64xi64> to tensor<64xi32>
         %i64 = arith.extui %ci : tensor<64xi32> to tensor<64xi64>
@@ -720,14 +745,21 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %zero1 = tile.splat %c0 : tensor<1xi32>
           tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
           // Slots past the row's candidates (never written in this call)
-          // read as empty.
-          %perRowT = tile.splat %perRow : !pi32
-          %inRow = arith.cmpi slt, %place, %perRowT : !pi32
-          %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
-              : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
-          %all = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
-              pad -9223372036854775808 : i64
-              : !tile.view<?x?x?xi64> -> !pi64
+          // read as empty. The direct path loads its own.
+          %many = arith.cmpi sgt, %perRow, %c128 : i32
+          %need = arith.ori %many, %isK1 : i1
+          %all = scf.if %need -> (!pi64) {
+            %perRowT = tile.splat %perRow : !pi32
+            %inRow = arith.cmpi slt, %place, %perRowT : !pi32
+            %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
+                : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
+            %loaded = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
+                pad -9223372036854775808 : i64
+                : !tile.view<?x?x?xi64> -> !pi64
+            scf.yield %loaded : !pi64
+          } else {
+            scf.yield %cur : !pi64
+          }
           scf.yield %all, %true : !pi64, i1
         } else {
           scf.yield %cur, %false : !pi64, i1

@@ -150,7 +150,17 @@ struct FenceLowering : public OpConversionPattern<FenceOp> {
   LogicalResult
   matchAndRewrite(FenceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::MembarOp>(op, NVVM::MemScopeKind::GPU);
+    // The barriers make the fence cover the whole program: accesses of
+    // every thread before it are released by each thread's fence, and each
+    // thread's later accesses follow every fence. Release/acquire at GPU
+    // scope is what a hand-off needs; a sequentially consistent membar.gl
+    // costs more.
+    Location loc = op.getLoc();
+    ctaBarrier(rewriter, loc);
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
+                          "device");
+    ctaBarrier(rewriter, loc);
+    rewriter.eraseOp(op);
     return success();
   }
 };

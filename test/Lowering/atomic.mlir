@@ -5,7 +5,9 @@
 // A ticket: every thread holds the one-element tile, one thread takes the
 // ticket and all of them read it back. The fence orders the store before.
 // CHECK-LABEL: llvm.func @ticket
-// CHECK: nvvm.memory.barrier <gpu>
+// CHECK: nvvm.barrier0
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
+// CHECK-NEXT: nvvm.barrier0
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
@@ -15,7 +17,9 @@
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 // PTX-LABEL: .entry ticket
-// PTX: membar.gl
+// PTX: bar.sync 0
+// PTX-NEXT: fence.acq_rel.gpu
+// PTX-NEXT: bar.sync 0
 // PTX: atom.global.add.u32
 func.func @ticket(%data: !tile.ptr<f32>, %counter: !tile.ptr<i32>, %n: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i32} {
