@@ -278,10 +278,11 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 //    cheap to reduce. Stage 0: every group of 16 columns has a maximum;
 //    each row of 32 groups sorts its maxima (within a warp) and offers its
 //    j-th largest, j = ceil(k / 8), and T is the smallest offer (8 rows * j
-//    >= k elements are >= T). Stage 1: each part's list is sorted, so T is
-//    the smallest of the parts' j-th candidates, j = ceil(k / parts); with
-//    at most 256 candidates all are kept, and at most 128 are ranked
-//    directly from `work`.
+//    >= k elements are >= T). Stage 1: each part's list is sorted, so if m
+//    parts have their j-th candidate >= T and m * j >= k, T will do: T is
+//    the m-th largest of the parts' j-th candidates (j about 4, a warp
+//    sort of up to 64 lists); with at most 256 candidates all are kept,
+//    and at most 128 are ranked directly from `work`.
 // 2. The survivors (elements >= T, typically about 2k) are compacted by a
 //    prefix count into 128 or 256 slots; each survivor's rank is the number
 //    of survivors above it, and the ranks below k place the result in
@@ -296,6 +297,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 #rows = #tile.slice<dim = 1, parent = #groups>
 #cols = #tile.slice<dim = 0, parent = #groups>
 #inner = #tile.slice<dim = 0, parent = #tile.slice<dim = 0, parent = #part>>
+#lists = #tile.blocked<size = [1, 2], threads = [1, 32], warps = [8, 1], order = [1, 0]>
 #rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #rank256 = #tile.blocked<size = [8, 32], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 !pi1 = tensor<8x32x16xi1, #part>
@@ -321,6 +323,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
   %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : i32
+  %c64 = arith.constant 64 : i32
   %c7 = arith.constant 7 : i32
   %c8 = arith.constant 8 : i32
   %c10 = arith.constant 10 : i32
@@ -475,23 +479,62 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               %o = tile.reduce min %perRowMin along 0 : !ri32 -> i32
               scf.yield %o : i32
             } else {
-              // Candidate j - 1 of each part's sorted list.
+              // The parts' lists are sorted: if m parts each have j
+              // candidates >= T and m * j >= k, T is low enough. With at
+              // most 64 parts, j = max(ceil(k / parts), min(4, k)) and T is
+              // the m-th largest of the parts' j-th candidates,
+              // m = ceil(k / j); otherwise T is the smallest of them.
               %pk = arith.addi %parts, %k : i32
               %pk1 = arith.subi %pk, %c1 : i32
-              %j = arith.divui %pk1, %parts : i32
+              %jLow = arith.divui %pk1, %parts : i32
+              %j4 = arith.minsi %k, %c4 : i32
+              %fewParts = arith.cmpi sle, %parts, %c64 : i32
+              %jMany = arith.maxsi %jLow, %j4 : i32
+              %j = arith.select %fewParts, %jMany, %jLow : i32
               %jm1 = arith.subi %j, %c1 : i32
-              %kT = tile.splat %k : !pi32
-              %inList = arith.remui %place, %kT : !pi32
-              %jT = tile.splat %jm1 : !pi32
-              %isJ = arith.cmpi eq, %inList, %jT : !pi32
-              %perRowT = tile.splat %perRow : !pi32
-              %isCand = arith.cmpi slt, %place, %perRowT : !pi32
-              %sel = arith.andi %isJ, %isCand : !pi1
-              %maxT = tile.splat %kmax : !pi32
-              %offers = arith.select %sel, %ckey, %maxT : !pi1, !pi32
-              %o2 = tile.reduce min %offers along 2 : !pi32 -> !gi32
-              %o1 = tile.reduce min %o2 along 1 : !gi32 -> !ri32
-              %o = tile.reduce min %o1 along 0 : !ri32 -> i32
+              %o = scf.if %fewParts -> (i32) {
+                %kj = arith.addi %k, %jm1 : i32
+                %m = arith.divui %kj, %j : i32
+                %mm1 = arith.subi %m, %c1 : i32
+                %workLenJ = arith.muli %batch, %partLen : i32
+                %listsV = tile.make_view %work[%workLenJ, %c64] strides[%c1, %k]
+                    : !tile.ptr<i64> -> !tile.view<?x?xi64>
+                %rowWorkJ = arith.muli %row, %partLen : i32
+                %atJ = arith.addi %rowWorkJ, %jm1 : i32
+                %pIdx = tile.iota : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>>
+                %pIdx2 = tile.expand_dims %pIdx at 0 : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>> -> tensor<1x64xi32, #lists>
+                %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
+                %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
+                %vj = tile.load %listsV[%atJ, %c0] mask %isPart
+                    pad -9223372036854775808 : i64
+                    : !tile.view<?x?xi64> -> tensor<1x64xi64, #lists>
+                %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
+                %l32V = tile.splat %l32 : tensor<64xi64>
+                %vjh = arith.shrui %vj1, %l32V : tensor<64xi64>
+                %vjk = arith.trunci %vjh : tensor<64xi64> to tensor<64xi32>
+                %vs = tile.sort %vjk along 0 descending : tensor<64xi32>
+                %vi = tile.iota : tensor<64xi32>
+                %mT = tile.splat %mm1 : tensor<64xi32>
+                %isM = arith.cmpi eq, %vi, %mT : tensor<64xi32>
+                %maxV = tile.splat %kmax : tensor<64xi32>
+                %vm = arith.select %isM, %vs, %maxV : tensor<64xi1>, tensor<64xi32>
+                %om = tile.reduce min %vm along 0 : tensor<64xi32> -> i32
+                scf.yield %om : i32
+              } else {
+                %kT = tile.splat %k : !pi32
+                %inList = arith.remui %place, %kT : !pi32
+                %jT = tile.splat %jm1 : !pi32
+                %isJ = arith.cmpi eq, %inList, %jT : !pi32
+                %perRowT = tile.splat %perRow : !pi32
+                %isCand = arith.cmpi slt, %place, %perRowT : !pi32
+                %sel = arith.andi %isJ, %isCand : !pi1
+                %maxT = tile.splat %kmax : !pi32
+                %offers = arith.select %sel, %ckey, %maxT : !pi1, !pi32
+                %o2 = tile.reduce min %offers along 2 : !pi32 -> !gi32
+                %o1 = tile.reduce min %o2 along 1 : !gi32 -> !ri32
+                %o0 = tile.reduce min %o1 along 0 : !ri32 -> i32
+                scf.yield %o0 : i32
+              }
               scf.yield %o : i32
             }
             scf.yield %offer : i32

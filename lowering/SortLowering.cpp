@@ -7,10 +7,10 @@
 // back in their layout. The stages are loops, so code size does not grow
 // with the sorted extent.
 //
-// When the sorted dimension lies within one warp (no warps along it, no
-// replicas), the network runs in registers instead: pairs held by one thread
-// compare-exchange in place, pairs on two lanes swap through shfl.bfly, and
-// no barrier or scratch is needed.
+// When each warp holds the whole sorted dimension (no warps along it, or
+// warps that only replicate it), the network runs in registers instead:
+// pairs held by one thread compare-exchange in place, pairs on two lanes
+// swap through shfl.bfly, and no barrier or scratch is needed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,7 +50,15 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     SmallVector<ValueRange> inputs = {adaptor.getKeys()};
     llvm::append_range(inputs, adaptor.getPayloads());
     unsigned bd = dist->tileDims[op.getDim()];
-    if (dist->blocked.getWarpsPerCTA()[bd] == 1 && !dist->wraps(bd)) {
+    // Each warp must hold the whole dimension once: no warps along it, or
+    // warps that only replicate a dimension its lanes already cover.
+    int64_t warpSpan = int64_t(dist->blocked.getSizePerThread()[bd]) *
+                       dist->blocked.getThreadsPerWarp()[bd];
+    int64_t extent = keysType.getShape()[op.getDim()];
+    bool warpLocal = dist->blocked.getWarpsPerCTA()[bd] == 1
+                         ? !dist->wraps(bd)
+                         : extent == warpSpan;
+    if (warpLocal) {
       SmallVector<SmallVector<Value>> results =
           emitWarpNetwork(b, loc, op, *dist, inputs);
       SmallVector<ValueRange> replacements(results.begin(), results.end());

@@ -33,3 +33,27 @@ func.func @sort_rows(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>) attributes {tile.ke
   tile.store %sx, %w[%c0, %c0] : tensor<8x32xi32>, !tile.view<?x?xi32>
   return
 }
+
+// Every warp holds all 64 keys (two per lane) and sorts its own copy: the
+// stages at distance 1 stay in the thread, the others use shuffles.
+// CHECK-LABEL: llvm.func @sort_replicated
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+// PTX-LABEL: .entry sort_replicated
+// PTX-NOT: bar.sync
+// PTX: shfl.sync.bfly.b32
+// PTX-NOT: bar.sync
+// PTX: ret;
+#pairs = #tile.blocked<size = [2], threads = [32], warps = [8], order = [0]>
+func.func @sort_replicated(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %v = tile.make_view %p[%c64] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<64xi32, #pairs>
+  %s = tile.sort %k along 0 : tensor<64xi32, #pairs>
+  tile.store %s, %v[%c0] : tensor<64xi32, #pairs>, !tile.view<?xi32>
+  return
+}

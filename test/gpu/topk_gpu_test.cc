@@ -167,6 +167,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"split_few_values", 4, 30000, 8, Case::kFewValues, 1.0f},
         Case{"split_specials", 3, 9000, 16, Case::kSpecials, 1.0f},
         Case{"long_k64_unsplit", 1, 300000, 64, Case::kRandn, 1.0f},
+        // Stage 1 over more than 64 parts, over 65-128 candidates, and
+        // over up to 64 parts ranked by their 4th candidates.
+        Case{"split_many_parts", 2, 300000, 4, Case::kRandn, 1.0f},
+        Case{"split_129_candidates", 3, 4096 * 43, 3, Case::kRandn, 1.0f},
+        Case{"split_k5_parts", 2, 4096 * 60 + 5, 5, Case::kRandn, 1.0f},
+        Case{"split_ties_parts", 2, 4096 * 40, 7, Case::kFewValues, 1.0f},
         // NaN and infinities.
         Case{"specials", 6, 3000, 20, Case::kSpecials, 1.0f},
         Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f}),
