@@ -98,6 +98,49 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// A shared buffer holds rank-1 elements of the tile's type.
+static LogicalResult verifySharedAccess(Operation *op, SharedBufferType buffer,
+                                        RankedTensorType tile) {
+  if (buffer.getShape().size() != 1)
+    return op->emitOpError() << "shared buffer must be rank-1, got rank "
+                             << buffer.getShape().size();
+  if (buffer.getElementType() != tile.getElementType())
+    return op->emitOpError()
+           << "tile elements " << tile.getElementType()
+           << " differ from buffer elements " << buffer.getElementType();
+  return success();
+}
+
+LogicalResult AllocSharedOp::verify() {
+  auto type = getResult().getType();
+  if (type.getShape().size() != 1 || type.getShape()[0] < 1)
+    return emitOpError() << "allocates a rank-1 buffer of at least one "
+                            "element";
+  if (!type.getElementType().isIntOrFloat())
+    return emitOpError() << "buffer elements must be integers or floats, got "
+                         << type.getElementType();
+  if (type.getSwizzle())
+    return emitOpError() << "allocates unswizzled buffers only";
+  return success();
+}
+
+LogicalResult StoreSharedOp::verify() {
+  return verifySharedAccess(*this, getBuffer().getType(),
+                            cast<RankedTensorType>(getValue().getType()));
+}
+
+LogicalResult LoadSharedOp::verify() {
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifySharedAccess(*this, getBuffer().getType(), tile)))
+    return failure();
+  if (auto pad = getPaddingAttr())
+    if (auto typed = dyn_cast<TypedAttr>(pad);
+        !typed || typed.getType() != tile.getElementType())
+      return emitOpError() << "padding must be a " << tile.getElementType()
+                           << " constant";
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   return verifyViewAccess(*this, getView().getType(), getOffsets().size(),
                           cast<RankedTensorType>(getValue().getType()));

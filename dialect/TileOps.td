@@ -48,6 +48,117 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Clusters and shared buffers
+//===----------------------------------------------------------------------===//
+
+def Tile_ClusterSizeOp : Tile_Op<"cluster_size", [Pure]> {
+  let summary = "number of programs in this program's cluster";
+  let description = [{
+    1 when the kernel was launched without thread-block clusters.
+
+    ```mlir
+    %c = tile.cluster_size
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
+  let summary = "rank of this program within its cluster";
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ClusterBarrierOp : Tile_Op<"cluster_barrier",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every program of the cluster arrives, then all go on";
+  let description = [{
+    Waits until every thread of every program of the cluster has arrived.
+    Shared-buffer writes before the barrier, to this program's buffers or
+    another's, are visible to every program of the cluster after it; it
+    also orders the accesses of this program's own threads. Without a
+    cluster launch it is a barrier of the program.
+
+    ```mlir
+    tile.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared",
+    [MemoryEffects<[MemAlloc]>]> {
+  let summary = "a buffer in this program's shared memory";
+  let description = [{
+    A rank-1 buffer that lives as long as the program. Other programs of
+    the cluster write it with `tile.store_shared ... rank`. Its contents
+    start undefined. `tile-allocate-shared` places it (the `offset`
+    attribute, in bytes).
+
+    ```mlir
+    %buf = tile.alloc_shared : !tile.smem<512xi64>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs Tile_SharedBufferType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreSharedOp : Tile_Op<"store_shared", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>,
+    OptionalTypesMatchWith<"mask has the shape of the value", "value", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "store a tile into a shared buffer, possibly another program's";
+  let description = [{
+    Element `i` (row-major) of `value` goes to element `offset + i` of the
+    buffer; with `rank`, to the buffer of that program of the cluster
+    (distributed shared memory). Elements past the buffer's end, or whose
+    `mask` is false, are not written.
+
+    ```mlir
+    tile.store_shared %cand, %buf[%at] rank %c0 mask %keep
+        : tensor<64xi64>, !tile.smem<512xi64>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, Tile_SharedBufferType:$buffer,
+                       I32:$offset, Optional<I32>:$rank,
+                       Optional<Tile_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $offset `]` (`rank` $rank^)? (`mask` $mask^)?
+    attr-dict `:` type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadSharedOp : Tile_Op<"load_shared", [
+    MemoryEffects<[MemRead]>,
+    OptionalTypesMatchWith<"mask has the shape of the result", "result", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "load a tile from one of this program's shared buffers";
+  let description = [{
+    Element `i` (row-major) of the result is element `offset + i` of the
+    buffer; elements past its end, or whose `mask` is false, read as `pad`
+    (zero when absent).
+
+    ```mlir
+    %c = tile.load_shared %buf[%c0] mask %inRow pad 0 : i64
+        : !tile.smem<512xi64> -> tensor<128xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$offset,
+                       Optional<Tile_MaskTile>:$mask,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $buffer `[` $offset `]` (`mask` $mask^)? (`pad` $padding^)? attr-dict `:`
+    qualified(type($buffer)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Global memory
 //===----------------------------------------------------------------------===//
 

@@ -265,7 +265,10 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // and the last part of the row to arrive selects the final top k from the
 // parts * k <= 4096 candidates. The runtime supplies `work` (batch * 4096)
 // and `tickets` (batch, zero before the first call); the last part sets its
-// row's ticket back to zero.
+// row's ticket back to zero. When the runtime launches a row's parts as
+// one thread-block cluster (up to 8 parts, at most 128 candidates), the
+// parts write their candidates into part 0's shared buffer instead, and
+// after a cluster barrier part 0 selects from them: no global round trip.
 //
 // Elements travel as i64 (signed-order key << 32 | column), so elements are
 // unique and one value carries key and index; past the row the key is
@@ -416,6 +419,11 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %keep = arith.cmpi slt, %slot, %kT64 : tensor<64xi32>
   %emptySlots = tile.splat %lmin : tensor<64xi64>
   %perRow = arith.muli %parts, %k : i32
+  // Launched in clusters of one row's parts (at most 128 candidates), the
+  // parts hand their candidates to part 0's shared buffer instead.
+  %clusterSize = tile.cluster_size
+  %clustered = arith.cmpi sgt, %clusterSize, %c1 : i32
+  %handoff = tile.alloc_shared : !tile.smem<128xi64>
 
   // Stage 0 selects among the part's elements, stage 1 (last part only)
   // among the candidates of all parts.
@@ -442,13 +450,21 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %slotsR = tile.iota : !rank128
           %perRowR = tile.splat %perRow : !rank128
           %inRowR = arith.cmpi slt, %slotsR, %perRowR : !rank128
-          %workLen1 = arith.muli %batch, %partLen : i32
-          %wv1 = tile.make_view %work[%workLen1] strides[%c1]
-              : !tile.ptr<i64> -> !tile.view<?xi64>
-          %rowWork1 = arith.muli %row, %partLen : i32
-          %srd = tile.load %wv1[%rowWork1] mask %inRowR
-              pad -9223372036854775808 : i64
-              : !tile.view<?xi64> -> !row128
+          %srd = scf.if %clustered -> (!row128) {
+            %fromShared = tile.load_shared %handoff[%c0] mask %inRowR
+                pad -9223372036854775808 : i64
+                : !tile.smem<128xi64> -> !row128
+            scf.yield %fromShared : !row128
+          } else {
+            %workLen1 = arith.muli %batch, %partLen : i32
+            %wv1 = tile.make_view %work[%workLen1] strides[%c1]
+                : !tile.ptr<i64> -> !tile.view<?xi64>
+            %rowWork1 = arith.muli %row, %partLen : i32
+            %fromWork = tile.load %wv1[%rowWork1] mask %inRowR
+                pad -9223372036854775808 : i64
+                : !tile.view<?xi64> -> !row128
+            scf.yield %fromWork : !row128
+          }
           %noTake = tile.splat %false : !pi1
           %noPos = tile.splat %c0 : !pi32
           scf.yield %srd, %true, %noTake, %noPos : !row128, i1, !pi1, !pi32
@@ -761,51 +777,62 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<64xi64>, !tile.view<?xi64>
         scf.yield %cur, %false : !pi64, i1
       } else {
-        // Hand the sorted candidates over; the last part of the row goes
-        // on. Rows are 4096 slots apart, so no cache sector holds two rows'
-        // slots (one row's last part must not cache another's before it is
-        // written).
-        %workLen = arith.muli %batch, %partLen : i32
-        %wv = tile.make_view %work[%workLen] strides[%c1]
-            : !tile.ptr<i64> -> !tile.view<?xi64>
-        %rowWork = arith.muli %row, %partLen : i32
-        %partWork = arith.muli %part, %k : i32
-        %wOff = arith.addi %rowWork, %partWork : i32
-        tile.store %cand, %wv[%wOff] mask %keep
-            : tensor<64xi64>, !tile.view<?xi64>
-        tile.fence
-        %tv = tile.make_view %tickets[%batch] strides[%c1]
-            : !tile.ptr<i32> -> !tile.view<?xi32>
-        %at = tile.splat %row : tensor<1xi32>
-        %one = tile.splat %c1 : tensor<1xi32>
-        %old = tile.atomic add %tv[%at], %one
-            : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
-        %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
-        %lastPart = arith.subi %parts, %c1 : i32
-        %isLast = arith.cmpi eq, %ticket, %lastPart : i32
-        %h:2 = scf.if %isLast -> (!pi64, i1) {
-          tile.fence
-          %zero1 = tile.splat %c0 : tensor<1xi32>
-          tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
-          // Slots past the row's candidates (never written in this call)
-          // read as empty. The direct path loads its own.
-          %many = arith.cmpi sgt, %perRow, %c128 : i32
-          %need = arith.ori %many, %isK1 : i1
-          %all = scf.if %need -> (!pi64) {
-            %perRowT = tile.splat %perRow : !pi32
-            %inRow = arith.cmpi slt, %place, %perRowT : !pi32
-            %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
-                : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
-            %loaded = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
-                pad -9223372036854775808 : i64
-                : !tile.view<?x?x?xi64> -> !pi64
-            scf.yield %loaded : !pi64
-          } else {
-            scf.yield %cur : !pi64
-          }
-          scf.yield %all, %true : !pi64, i1
+        %h:2 = scf.if %clustered -> (!pi64, i1) {
+          // Into part 0's buffer; after the barrier part 0 goes on.
+          %slotAt = arith.muli %part, %k : i32
+          tile.store_shared %cand, %handoff[%slotAt] rank %c0 mask %keep
+              : tensor<64xi64>, !tile.smem<128xi64>
+          tile.cluster_barrier
+          %lead = arith.cmpi eq, %part, %c0 : i32
+          scf.yield %cur, %lead : !pi64, i1
         } else {
-          scf.yield %cur, %false : !pi64, i1
+          // Hand the sorted candidates over; the last part of the row goes
+          // on. Rows are 4096 slots apart, so no cache sector holds two rows'
+          // slots (one row's last part must not cache another's before it is
+          // written).
+          %workLen = arith.muli %batch, %partLen : i32
+          %wv = tile.make_view %work[%workLen] strides[%c1]
+              : !tile.ptr<i64> -> !tile.view<?xi64>
+          %rowWork = arith.muli %row, %partLen : i32
+          %partWork = arith.muli %part, %k : i32
+          %wOff = arith.addi %rowWork, %partWork : i32
+          tile.store %cand, %wv[%wOff] mask %keep
+              : tensor<64xi64>, !tile.view<?xi64>
+          tile.fence
+          %tv = tile.make_view %tickets[%batch] strides[%c1]
+              : !tile.ptr<i32> -> !tile.view<?xi32>
+          %at = tile.splat %row : tensor<1xi32>
+          %one = tile.splat %c1 : tensor<1xi32>
+          %old = tile.atomic add %tv[%at], %one
+              : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+          %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
+          %lastPart = arith.subi %parts, %c1 : i32
+          %isLast = arith.cmpi eq, %ticket, %lastPart : i32
+          %tk:2 = scf.if %isLast -> (!pi64, i1) {
+            tile.fence
+            %zero1 = tile.splat %c0 : tensor<1xi32>
+            tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
+            // Slots past the row's candidates (never written in this call)
+            // read as empty. The direct path loads its own.
+            %many = arith.cmpi sgt, %perRow, %c128 : i32
+            %need = arith.ori %many, %isK1 : i1
+            %all = scf.if %need -> (!pi64) {
+              %perRowT = tile.splat %perRow : !pi32
+              %inRow = arith.cmpi slt, %place, %perRowT : !pi32
+              %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
+                  : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
+              %loaded = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
+                  pad -9223372036854775808 : i64
+                  : !tile.view<?x?x?xi64> -> !pi64
+              scf.yield %loaded : !pi64
+            } else {
+              scf.yield %cur : !pi64
+            }
+            scf.yield %all, %true : !pi64, i1
+          } else {
+            scf.yield %cur, %false : !pi64, i1
+          }
+          scf.yield %tk#0, %tk#1 : !pi64, i1
         }
         scf.yield %h#0, %h#1 : !pi64, i1
       }

@@ -26,6 +26,9 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context)
     results.append(2 * type.getRank(), IntegerType::get(context, 64));
     return success();
   });
+  addConversion([context](SharedBufferType) {
+    return LLVM::LLVMPointerType::get(context, /*addressSpace=*/3);
+  });
   addConversion(
       [this](RankedTensorType type,
              SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
@@ -44,7 +47,7 @@ namespace {
 
 bool hasTileTypes(Operation *op) {
   auto isTile = [](Type t) {
-    return isa<RankedTensorType, PtrType, ViewType>(t);
+    return isa<RankedTensorType, PtrType, ViewType, SharedBufferType>(t);
   };
   return llvm::any_of(op->getOperandTypes(), isTile) ||
          llvm::any_of(op->getResultTypes(), isTile);
@@ -114,6 +117,7 @@ struct ConvertTileToLLVMPass
     populateHistogramPatterns(converter, patterns);
     populateScatterPatterns(converter, patterns);
     populateAtomicPatterns(converter, patterns);
+    populateClusterPatterns(converter, patterns, target);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

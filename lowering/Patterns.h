@@ -36,6 +36,10 @@ void populateHistogramPatterns(TileTypeConverter &converter,
 void populateScatterPatterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns);
 /// atomic (global read-modify-write, once per element) and fence.
+/// Cluster queries, barriers and shared buffers; `target` says whether
+/// clusters exist (sm_90 and later) or every program is a cluster of one.
+void populateClusterPatterns(TileTypeConverter &converter,
+                             RewritePatternSet &patterns, StringRef target);
 void populateAtomicPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns);
 /// Kernels, returns and grid queries.

@@ -110,6 +110,14 @@ struct AllocateSharedPass
           [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
       // 16-byte granules keep vector accesses to scratch aligned.
       bytes = llvm::alignTo(bytes, 16);
+      // Named buffers follow the scratch area, each 16-byte aligned.
+      func.walk([&](AllocSharedOp alloc) {
+        SharedBufferType type = alloc.getResult().getType();
+        alloc.setOffsetAttr(Builder(alloc).getI64IntegerAttr(bytes));
+        bytes += llvm::alignTo(
+            type.getShape()[0] * getScratchElementBytes(type.getElementType()),
+            16);
+      });
       func->setAttr(TileDialect::kSharedBytesAttrName,
                     Builder(func).getI64IntegerAttr(bytes));
     });

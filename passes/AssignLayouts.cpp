@@ -102,6 +102,12 @@ private:
                        withLayout(mask.getType(), layoutOf(store.getValue())));
       return success();
     }
+    if (auto store = dyn_cast<StoreSharedOp>(op)) {
+      if (Value mask = store.getMask())
+        convertOperand(store.getMaskMutable()[0],
+                       withLayout(mask.getType(), layoutOf(store.getValue())));
+      return success();
+    }
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 
@@ -119,6 +125,13 @@ private:
       return success();
     }
     if (auto load = dyn_cast<LoadOp>(op)) {
+      setDefault(load.getResult());
+      if (Value mask = load.getMask())
+        convertOperand(load.getMaskMutable()[0],
+                       withLayout(mask.getType(), layoutOf(load.getResult())));
+      return success();
+    }
+    if (auto load = dyn_cast<LoadSharedOp>(op)) {
       setDefault(load.getResult());
       if (Value mask = load.getMask())
         convertOperand(load.getMaskMutable()[0],

@@ -18,7 +18,9 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
   for (const KernelArg &arg : args)
     params.push_back(arg.ParamAddress());
   if (info_.HasCluster())
-    return LaunchCluster(grid, params.data(), stream);
+    return LaunchCluster(
+        grid, {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
+        params.data(), stream);
   return driver_.Check(
       driver_.api().cuLaunchKernel(
           function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
@@ -26,8 +28,37 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
       absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
 }
 
+absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
+                                      absl::Span<const KernelArg> args,
+                                      CUstream stream) const {
+  if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
+    return status;
+  auto invalid = [&](absl::string_view reason) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel '", info_.name, "': cluster (", cluster.x, ", ", cluster.y,
+        ", ", cluster.z, ") is invalid: ", reason));
+  };
+  if (info_.HasCluster())
+    return invalid("the kernel's metadata fixes its cluster shape");
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0 ||
+      uint64_t(cluster.x) * cluster.y * cluster.z > 8)
+    return invalid("a cluster holds 1 to 8 programs");
+  if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 ||
+      grid.z % cluster.z != 0)
+    return invalid(absl::StrCat("it must divide the grid (", grid.x, ", ",
+                                grid.y, ", ", grid.z, ")"));
+  ScopedContext scope(driver_, context_);
+  if (!scope.status().ok())
+    return scope.status();
+  absl::InlinedVector<void *, 16> params;
+  params.reserve(args.size());
+  for (const KernelArg &arg : args)
+    params.push_back(arg.ParamAddress());
+  return LaunchCluster(grid, cluster, params.data(), stream);
+}
+
 // Thread-block clusters need cuLaunchKernelEx with a cluster-shape attribute.
-absl::Status Kernel::LaunchCluster(Dim3 grid, void **params,
+absl::Status Kernel::LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
                                    CUstream stream) const {
   if (driver_.api().cuLaunchKernelEx == nullptr)
     return absl::FailedPreconditionError(absl::StrCat(
@@ -36,9 +67,9 @@ absl::Status Kernel::LaunchCluster(Dim3 grid, void **params,
         "driver lacks cuLaunchKernelEx (CUDA 12.0 or newer is required)"));
   cu::CUlaunchAttribute attribute = {};
   attribute.id = cu::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = info_.cluster[0];
-  attribute.value.clusterDim.y = info_.cluster[1];
-  attribute.value.clusterDim.z = info_.cluster[2];
+  attribute.value.clusterDim.x = cluster.x;
+  attribute.value.clusterDim.y = cluster.y;
+  attribute.value.clusterDim.z = cluster.z;
   cu::CUlaunchConfig config = {};
   config.gridDimX = grid.x;
   config.gridDimY = grid.y;

@@ -29,13 +29,22 @@ public:
   absl::Status Launch(Dim3 grid, absl::Span<const KernelArg> args,
                       CUstream stream = nullptr) const;
 
+  // Launch in thread-block clusters of the shape `cluster` chosen at launch
+  // time (for kernels whose metadata names no cluster shape). Each grid
+  // dimension must be a multiple of the cluster's, and a cluster holds at
+  // most 8 programs (the portable limit).
+  absl::Status LaunchInClusters(Dim3 grid, Dim3 cluster,
+                                absl::Span<const KernelArg> args,
+                                CUstream stream = nullptr) const;
+
 private:
   friend class Module;
   Kernel(const Driver &driver, CUcontext context, CUfunction function,
          const KernelInfo &info)
       : driver_(driver), context_(context), function_(function), info_(info) {}
 
-  absl::Status LaunchCluster(Dim3 grid, void **params, CUstream stream) const;
+  absl::Status LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
+                             CUstream stream) const;
 
   const Driver &driver_;
   CUcontext context_;

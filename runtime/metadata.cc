@@ -261,6 +261,7 @@ absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json) {
       if (earlier.name == kernel->name)
         return Error(
             path, absl::StrCat("duplicate kernel name '", kernel->name, "'"));
+    kernel->target = module.target;
     module.kernels.push_back(*std::move(kernel));
   }
   return module;

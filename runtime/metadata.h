@@ -38,6 +38,8 @@ struct ParamInfo {
 
 struct KernelInfo {
   std::string name;
+  // The module's target ("sm_90a", ...), repeated for each kernel.
+  std::string target;
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t shared_bytes = 0;
   std::array<uint32_t, 3> cluster = {1, 1, 1};

@@ -24,6 +24,10 @@ constexpr char kSplitKernelName[] = "topk_split_f32";
 constexpr int kPartLen = 4096;
 constexpr int kMaxCandidates = 4096;
 constexpr int kSplitMaxK = 64;
+// Measured on the H200: clusters of 2 and 3 parts gain 0.5 us over the
+// global hand-off, clusters of 4 lose 2 us (32 x 16384, k = 32).
+constexpr int kMaxClusterParts = 3;
+constexpr int kMaxClusterCandidates = 128;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
@@ -79,17 +83,27 @@ absl::StatusOr<Workspace> GetWorkspace(size_t workBytes, size_t ticketCount) {
   return *ws;
 }
 
+// Clusters exist from sm_90 on; the kernel's cluster hand-off takes 2 to
+// kMaxClusterParts parts of k >= 2 with at most kMaxClusterCandidates
+// candidates per row (its shared buffer).
+bool UseClusters(const Kernel &kernel, int k, int parts) {
+  return kernel.info().target != "sm_80" && k >= 2 && parts >= 2 &&
+         parts <= kMaxClusterParts && parts * k <= kMaxClusterCandidates;
+}
+
 // One program per (row, part of kPartLen columns); the last part of each
-// row to finish merges the parts' candidates.
+// row to finish (or part 0 of a cluster) merges the parts' candidates.
 absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
                        float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<const Kernel *> kernel =
       GetEmbeddedKernel(kModuleName, kSplitKernelName);
   if (!kernel.ok())
     return kernel.status();
-  // A row of one part touches neither buffer; any non-null address will do.
+  // A row of one part, or a cluster, touches neither buffer; any non-null
+  // address will do.
+  const bool clusters = UseClusters(**kernel, k, parts);
   cu::CUdeviceptr work = reinterpret_cast<uintptr_t>(x), tickets = work;
-  if (parts > 1) {
+  if (parts > 1 && !clusters) {
     absl::StatusOr<Workspace> ws =
         GetWorkspace(size_t(batch) * kMaxCandidates * 8, size_t(batch));
     if (!ws.ok())
@@ -106,7 +120,12 @@ absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
                             KernelArg::I32(n),
                             KernelArg::I32(k),
                             KernelArg::I32(parts)};
-  return (*kernel)->Launch({uint32_t(batch), uint32_t(parts), 1}, args, stream);
+  const Dim3 grid = {uint32_t(batch), uint32_t(parts), 1};
+  // A row's parts as one cluster hand over through shared memory.
+  if (clusters)
+    return (*kernel)->LaunchInClusters(grid, {1, uint32_t(parts), 1}, args,
+                                       stream);
+  return (*kernel)->Launch(grid, args, stream);
 }
 
 } // namespace

@@ -286,3 +286,43 @@ func.func @scatter_elements(%v: tensor<16xf32>, %i: tensor<16xi32>, %d: tensor<4
 func.func @k() attributes {tile.kernel, tile.max_registers = 300 : i32} {
   return
 }
+
+// -----
+
+func.func @alloc_rank2() {
+  // expected-error @below {{allocates a rank-1 buffer of at least one element}}
+  %b = tile.alloc_shared : !tile.smem<2x64xf32>
+  return
+}
+
+// -----
+
+func.func @alloc_swizzled() {
+  // expected-error @below {{allocates unswizzled buffers only}}
+  %b = tile.alloc_shared : !tile.smem<64xf32, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @store_shared_elements(%v: tensor<64xf32>, %b: !tile.smem<64xi32>, %at: i32) {
+  // expected-error @below {{tile elements 'f32' differ from buffer elements 'i32'}}
+  tile.store_shared %v, %b[%at] : tensor<64xf32>, !tile.smem<64xi32>
+  return
+}
+
+// -----
+
+func.func @load_shared_rank(%b: !tile.smem<2x64xf32>, %at: i32) {
+  // expected-error @below {{shared buffer must be rank-1, got rank 2}}
+  %t = tile.load_shared %b[%at] : !tile.smem<2x64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @load_shared_pad(%b: !tile.smem<64xf32>, %at: i32) {
+  // expected-error @below {{padding must be a 'f32' constant}}
+  %t = tile.load_shared %b[%at] pad 0 : i32 : !tile.smem<64xf32> -> tensor<64xf32>
+  return
+}

@@ -101,3 +101,26 @@ func.func @scatter(%v: tensor<128xf32>, %i: tensor<128xi32>, %m: tensor<128xi1>,
   %b = tile.scatter %v into %a[%i] : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @cluster_buffers
+// CHECK: %[[B:.*]] = tile.alloc_shared : !tile.smem<128xi64>
+// CHECK: tile.cluster_rank
+// CHECK: tile.cluster_size
+// CHECK: tile.store_shared %{{.*}}, %[[B]][%{{.*}}] rank %{{.*}} mask %{{.*}} : tensor<64xi64>, !tile.smem<128xi64>
+// CHECK: tile.store_shared %{{.*}}, %[[B]][%{{.*}}] : tensor<64xi64>, !tile.smem<128xi64>
+// CHECK: tile.cluster_barrier
+// CHECK: tile.load_shared %[[B]][%{{.*}}] mask %{{.*}} pad -1 : i64 : !tile.smem<128xi64> -> tensor<128xi64>
+// CHECK: tile.load_shared %[[B]][%{{.*}}] : !tile.smem<128xi64> -> tensor<2x64xi64>
+func.func @cluster_buffers(%v: tensor<64xi64>, %m: tensor<64xi1>, %lm: tensor<128xi1>, %at: i32) {
+  %buf = tile.alloc_shared : !tile.smem<128xi64>
+  %r = tile.cluster_rank
+  %n = tile.cluster_size
+  tile.store_shared %v, %buf[%at] rank %r mask %m : tensor<64xi64>, !tile.smem<128xi64>
+  tile.store_shared %v, %buf[%at] : tensor<64xi64>, !tile.smem<128xi64>
+  tile.cluster_barrier
+  %a = tile.load_shared %buf[%at] mask %lm pad -1 : i64 : !tile.smem<128xi64> -> tensor<128xi64>
+  %b = tile.load_shared %buf[%at] : !tile.smem<128xi64> -> tensor<2x64xi64>
+  return
+}

@@ -1,6 +1,8 @@
 // kernels_dsl/topk.mlir through the whole pipeline for sm_90a, and ptxas
 // for sm_90a and sm_100a.
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s
+// RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=FENCE
+// RUN: emit-ptx %kernels/topk.mlir --target=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a -o /dev/null --metadata-out=- | FileCheck %s --check-prefix=META
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a -v %t.sm100a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -8,8 +10,10 @@
 // The split kernel: 16-byte loads of each thread's 16 columns, the group
 // maxima sorted within warps by butterfly shuffles, 64-bit compares of the
 // rank matrix, the radix fallback's shared-memory histogram (match.any
-// groups lanes with one bin), and the hand-off: an acquire-release fence
-// between barriers around the ticket's global atomic.
+// groups lanes with one bin), and the two hand-offs: through part 0's
+// shared buffer in a cluster (mapa, st.shared::cluster, the cluster
+// barrier), else an acquire-release fence between barriers around the
+// ticket's global atomic.
 // CHECK-LABEL: .entry topk_split_f32(
 // CHECK: .reqntid 256, 1, 1
 // CHECK-DAG: ld.global.v4.b32
@@ -19,9 +23,19 @@
 // CHECK-DAG: atom.shared.add.u32
 // CHECK-DAG: atom.global.add.u32
 // CHECK-DAG: ld.global.v2.b64
-// CHECK: bar.sync 0;
-// CHECK: fence.acq_rel.gpu;
-// CHECK-NEXT: bar.sync 0;
+// CHECK-DAG: mapa.shared::cluster.u64
+// CHECK-DAG: st.shared::cluster.b{{32|64}}
+// CHECK-DAG: barrier.cluster.arrive.aligned;
+// CHECK-DAG: barrier.cluster.wait.aligned;
+// FENCE-LABEL: .entry topk_split_f32(
+// FENCE: fence.acq_rel.gpu;
+// FENCE-NEXT: bar.sync 0;
+// FENCE: atom.global.add.u32
+
+// sm_80 has no clusters: each program is a cluster of one.
+// SM80-LABEL: .entry topk_split_f32(
+// SM80-NOT: barrier.cluster
+// SM80-NOT: mapa
 
 // META: "name": "topk_split_f32"
 // META: "name": "work"

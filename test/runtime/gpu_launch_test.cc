@@ -183,5 +183,35 @@ TEST_F(GpuTest, LaunchesClusters) {
   EXPECT_THAT(status.message(), HasSubstr("multiple of the cluster"));
 }
 
+TEST_F(GpuTest, LaunchesInClustersChosenAtLaunch) {
+  absl::StatusOr<std::string> target = DefaultTarget();
+  ASSERT_TRUE(target.ok()) << target.status();
+  if (*target != "sm_90a" && *target != "sm_100a")
+    GTEST_SKIP() << "thread-block clusters need sm_90 or newer; device "
+                    "target is "
+                 << *target;
+  std::string ptx =
+      absl::StrReplaceAll(Fixture().ptx, {{".version 7.0", ".version 8.0"},
+                                          {".target sm_80", ".target sm_90"}});
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      Module::Load(ptx, Fixture().metadata);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const Kernel *kernel = *(*module)->GetKernel("add_one");
+  Upload(1024);
+  KernelArg args[] = {KernelArg::DevicePtr(buffer_), KernelArg::I32(1000)};
+  absl::Status launched = kernel->LaunchInClusters({8, 1, 1}, {4, 1, 1}, args);
+  ASSERT_TRUE(launched.ok()) << launched;
+  std::vector<int32_t> result = Download(1024);
+  for (int i = 0; i < 1024; ++i)
+    ASSERT_EQ(result[i], i < 1000 ? i + 1 : i) << "element " << i;
+
+  absl::Status uneven = kernel->LaunchInClusters({8, 1, 1}, {3, 1, 1}, args);
+  EXPECT_EQ(uneven.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(uneven.message(), HasSubstr("cluster (3, 1, 1) is invalid"));
+  absl::Status large = kernel->LaunchInClusters({16, 1, 1}, {16, 1, 1}, args);
+  EXPECT_EQ(large.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(large.message(), HasSubstr("1 to 8 programs"));
+}
+
 } // namespace
 } // namespace tilec

@@ -50,6 +50,7 @@ TEST(MetadataTest, ParsesTheDocumentedExample) {
   ASSERT_EQ(info->kernels.size(), 1u);
   const KernelInfo &kernel = info->kernels[0];
   EXPECT_EQ(kernel.name, "softmax_f32");
+  EXPECT_EQ(kernel.target, "sm_90a");
   EXPECT_THAT(kernel.block, ElementsAre(256, 1, 1));
   EXPECT_EQ(kernel.shared_bytes, 2048u);
   EXPECT_THAT(kernel.cluster, ElementsAre(1, 1, 1));

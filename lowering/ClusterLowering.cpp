@@ -1,0 +1,226 @@
+//===- ClusterLowering.cpp - clusters and shared buffers -----------------===//
+//
+// Programs of a thread-block cluster cooperate through shared buffers:
+// tile.alloc_shared is a pointer into the kernel's dynamic shared memory at
+// the offset tile-allocate-shared chose; tile.store_shared moves each
+// element to its row-major place, through mapa and st.shared::cluster when
+// the buffer is another program's; tile.load_shared reads this program's
+// buffer; tile.cluster_barrier is barrier.cluster.arrive (release) plus
+// barrier.cluster.wait (acquire). Accesses are per element and predicated
+// on the mask and the buffer's end. Targets without clusters (sm_80) run
+// every program as a cluster of one: size 1, rank 0, a CTA barrier, and
+// stores to this program's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Addresses and in-bounds bits of the elements of `tile` placed at
+/// `offset` in a rank-1 buffer of `size` elements starting at `base`.
+struct SharedPlaces {
+  SmallVector<Value> index;
+  SmallVector<Value> inBounds;
+};
+
+SharedPlaces placeInBuffer(OpBuilder &b, Location loc,
+                           const Distribution &dist, RankedTensorType tile,
+                           Value offset, int64_t size) {
+  SharedPlaces places;
+  ThreadPosition pos = getThreadPosition(b, loc, dist);
+  for (int64_t e = 0; e < dist.numElements(); ++e) {
+    Value linear = linearize(b, loc, getElementCoords(b, loc, dist, pos, e),
+                             tile.getShape());
+    Value index = LLVM::AddOp::create(b, loc, linear, offset);
+    places.index.push_back(index);
+    // Unsigned: a negative offset is out of bounds too.
+    places.inBounds.push_back(LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::ult, index, i32Const(b, loc, size)));
+  }
+  return places;
+}
+
+Value elementAddress(OpBuilder &b, Location loc, Value base, Type element,
+                     Value index) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), element, base,
+                             ValueRange{index});
+}
+
+struct AllocSharedLowering : public OpConversionPattern<AllocSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AllocSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getOffset())
+      return op.emitOpError("has no offset; run tile-allocate-shared first");
+    Location loc = op.getLoc();
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    Value base =
+        LLVM::AddressOfOp::create(rewriter, loc, ptrType, kSharedMemorySymbol);
+    Value at = LLVM::GEPOp::create(
+        rewriter, loc, ptrType, rewriter.getI8Type(), base,
+        ValueRange{i32Const(rewriter, loc, int64_t(*op.getOffset()))});
+    rewriter.replaceOp(op, at);
+    return success();
+  }
+};
+
+struct StoreSharedLowering : public OpConversionPattern<StoreSharedOp> {
+  StoreSharedLowering(TileTypeConverter &converter, bool hasClusters)
+      : OpConversionPattern(converter, &converter.getContext()),
+        hasClusters(hasClusters) {}
+  LogicalResult
+  matchAndRewrite(StoreSharedOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = cast<RankedTensorType>(op.getValue().getType());
+    FailureOr<Distribution> dist = getDistribution(tile);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    if (op.getMask() &&
+        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
+            tile.getEncoding())
+      return op.emitOpError("mask must have the layout of the values");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SharedBufferType bufferType = op.getBuffer().getType();
+    Type element = getTypeConverter()->convertType(tile.getElementType());
+    Value base = adaptor.getBuffer().front();
+    if (!adaptor.getRank().empty() && hasClusters) {
+      // The same offset in the shared window of program `rank`.
+      auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+      base = NVVM::MapaOp::create(b, loc, clusterPtr, base,
+                                  adaptor.getRank().front());
+    }
+    SharedPlaces places =
+        placeInBuffer(b, loc, *dist, tile, adaptor.getOffset().front(),
+                      bufferType.getShape()[0]);
+    ValueRange values = adaptor.getValue();
+    ValueRange mask = adaptor.getMask();
+    for (int64_t e = 0; e < dist->numElements(); ++e) {
+      Value cond = places.inBounds[e];
+      if (!mask.empty())
+        cond = LLVM::AndOp::create(b, loc, cond, mask[e]);
+      scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location l) {
+        LLVM::StoreOp::create(
+            tb, l, values[e],
+            elementAddress(tb, l, base, element, places.index[e]));
+        scf::YieldOp::create(tb, l);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  bool hasClusters;
+};
+
+struct LoadSharedLowering : public OpConversionPattern<LoadSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadSharedOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = cast<RankedTensorType>(op.getResult().getType());
+    FailureOr<Distribution> dist = getDistribution(tile);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    if (op.getMask() &&
+        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
+            tile.getEncoding())
+      return op.emitOpError("mask must have the layout of the result");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type element = getTypeConverter()->convertType(tile.getElementType());
+    Attribute padAttr = op.getPaddingAttr()
+                            ? op.getPaddingAttr()
+                            : b.getZeroAttr(tile.getElementType());
+    Value pad =
+        LLVM::ConstantOp::create(b, loc, element, cast<TypedAttr>(padAttr));
+    Value base = adaptor.getBuffer().front();
+    SharedPlaces places =
+        placeInBuffer(b, loc, *dist, tile, adaptor.getOffset().front(),
+                      op.getBuffer().getType().getShape()[0]);
+    ValueRange mask = adaptor.getMask();
+    SmallVector<Value> results;
+    for (int64_t e = 0; e < dist->numElements(); ++e) {
+      Value cond = places.inBounds[e];
+      if (!mask.empty())
+        cond = LLVM::AndOp::create(b, loc, cond, mask[e]);
+      auto ifOp = scf::IfOp::create(
+          b, loc, cond,
+          [&](OpBuilder &tb, Location l) {
+            Value v = LLVM::LoadOp::create(
+                tb, l, element,
+                elementAddress(tb, l, base, element, places.index[e]));
+            scf::YieldOp::create(tb, l, v);
+          },
+          [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, pad); });
+      results.push_back(ifOp.getResult(0));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+struct ClusterBarrierLowering : public OpConversionPattern<ClusterBarrierOp> {
+  ClusterBarrierLowering(TileTypeConverter &converter, bool hasClusters)
+      : OpConversionPattern(converter, &converter.getContext()),
+        hasClusters(hasClusters) {}
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (!hasClusters) {
+      ctaBarrier(rewriter, loc);
+    } else {
+      // Every warp of every program executes it: the aligned forms apply.
+      NVVM::ClusterArriveOp::create(rewriter, loc, rewriter.getUnitAttr());
+      NVVM::ClusterWaitOp::create(rewriter, loc, rewriter.getUnitAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  bool hasClusters;
+};
+
+/// A special register, or `single` (the value for a cluster of one).
+template <typename TileOp, typename RegisterOp, int64_t single>
+struct ClusterQueryLowering : public OpConversionPattern<TileOp> {
+  ClusterQueryLowering(TileTypeConverter &converter, bool hasClusters)
+      : OpConversionPattern<TileOp>(converter, &converter.getContext()),
+        hasClusters(hasClusters) {}
+  LogicalResult
+  matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!hasClusters)
+      rewriter.replaceOp(op, i32Const(rewriter, op.getLoc(), single));
+    else
+      rewriter.replaceOpWithNewOp<RegisterOp>(op, rewriter.getI32Type());
+    return success();
+  }
+
+  bool hasClusters;
+};
+} // namespace
+
+void mlir::tile::populateClusterPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         StringRef target) {
+  bool hasClusters = target != "sm_80";
+  patterns.add<AllocSharedLowering, LoadSharedLowering>(converter,
+                                                        patterns.getContext());
+  patterns.add<StoreSharedLowering, ClusterBarrierLowering,
+               ClusterQueryLowering<ClusterSizeOp, NVVM::ClusterDim, 1>,
+               ClusterQueryLowering<ClusterRankOp, NVVM::ClusterId, 0>>(
+      converter, hasClusters);
+}
