@@ -293,7 +293,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // 3. When more than 256 survive (heavy ties, few valid columns), a radix
 //    select on 11/11/10-bit digits finds the k-th key exactly and the k
 //    elements are taken instead.
-// k = 1 is a single max reduction.
+// k = 1 is a single max reduction (rows of one part use top1_f32 below).
 
 #part = #tile.blocked<size = [1, 1, 16], threads = [1, 32, 1], warps = [8, 1, 1], order = [2, 1, 0]>
 #groups = #tile.slice<dim = 2, parent = #part>
@@ -301,6 +301,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 #cols = #tile.slice<dim = 0, parent = #groups>
 #inner = #tile.slice<dim = 0, parent = #tile.slice<dim = 0, parent = #part>>
 #lists = #tile.blocked<size = [1, 2], threads = [1, 32], warps = [8, 1], order = [1, 0]>
+#rank64 = #tile.blocked<size = [2, 8], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #rank256 = #tile.blocked<size = [8, 32], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 !pi1 = tensor<8x32x16xi1, #part>
@@ -312,6 +313,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 !gi64 = tensor<8x32xi64, #groups>
 !ri32 = tensor<8xi32, #rows>
 !ri64 = tensor<8xi64, #rows>
+!row64 = tensor<64xi64, #tile.slice<dim = 1, parent = #rank64>>
+!rank64 = tensor<64xi32, #tile.slice<dim = 1, parent = #rank64>>
 !row128 = tensor<128xi64, #tile.slice<dim = 1, parent = #rank128>>
 !rank128 = tensor<128xi32, #tile.slice<dim = 1, parent = #rank128>>
 !row256 = tensor<256xi64, #tile.slice<dim = 1, parent = #rank256>>
@@ -321,7 +324,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                           %indices: !tile.ptr<i64>, %work: !tile.ptr<i64>,
                           %tickets: !tile.ptr<i32>, %batch: i32, %n: i32,
                           %k: i32, %parts: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32, tile.max_registers = 168 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
@@ -446,11 +449,14 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %stage1 = arith.cmpi eq, %stage, %c1 : i32
         %fewCand = arith.cmpi sle, %perRow, %c128 : i32
         %direct = arith.andi %stage1, %fewCand : i1
-        %prep:4 = scf.if %direct -> (!row128, i1, !pi1, !pi32) {
+        %prep:5 = scf.if %direct -> (!row128, i1, !pi1, !pi32, i32) {
           %slotsR = tile.iota : !rank128
           %perRowR = tile.splat %perRow : !rank128
           %inRowR = arith.cmpi slt, %slotsR, %perRowR : !rank128
-          %srd = scf.if %clustered -> (!row128) {
+          %over64 = arith.cmpi sgt, %perRow, %c64 : i32
+          %empty128d = tile.splat %lmin : !row128
+          %srd = scf.if %over64 -> (!row128) {
+           %srdc = scf.if %clustered -> (!row128) {
             %fromShared = tile.load_shared %handoff[%c0] mask %inRowR
                 pad -9223372036854775808 : i64
                 : !tile.smem<128xi64> -> !row128
@@ -464,10 +470,15 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 pad -9223372036854775808 : i64
                 : !tile.view<?xi64> -> !row128
             scf.yield %fromWork : !row128
+           }
+           scf.yield %srdc : !row128
+          } else {
+            scf.yield %empty128d : !row128
           }
           %noTake = tile.splat %false : !pi1
           %noPos = tile.splat %c0 : !pi32
-          scf.yield %srd, %true, %noTake, %noPos : !row128, i1, !pi1, !pi32
+          scf.yield %srd, %over64, %noTake, %noPos, %perRow
+              : !row128, i1, !pi1, !pi32, i32
         } else {
           // 1. The threshold, on keys (the high word).
           %l32K = tile.splat %l32 : !pi64
@@ -684,8 +695,11 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             %xpos = arith.addi %xinner, %xgbB : !pi32
             scf.yield %exact, %xpos, %xtaken : !pi1, !pi32, i32
           }
-          // Survivors in slots of 128 when they fit, else of 256 below.
-          %small = arith.cmpi sle, %chosen#2, %c128 : i32
+          // Survivors in slots of 128 when 65 to 128 survive; 64 and 256
+          // slots below.
+          %fit128 = arith.cmpi sle, %chosen#2, %c128 : i32
+          %over64s = arith.cmpi sgt, %chosen#2, %c64 : i32
+          %small = arith.andi %fit128, %over64s : i1
           %empty128 = tile.splat %lmin : !row128
           %srs = scf.if %small -> (!row128) {
             %sr = tile.scatter %cur into %empty128[%chosen#1] mask %chosen#0
@@ -694,10 +708,60 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           } else {
             scf.yield %empty128 : !row128
           }
-          scf.yield %srs, %small, %chosen#0, %chosen#1 : !row128, i1, !pi1, !pi32
+          scf.yield %srs, %small, %chosen#0, %chosen#1, %chosen#2
+              : !row128, i1, !pi1, !pi32, i32
         }
         // Rank = survivors above; ranks below k are the result's slots.
-        %ranked = scf.if %prep#1 -> (tensor<64xi64>) {
+        %tiny = arith.cmpi sle, %prep#4, %c64 : i32
+        %ranked = scf.if %tiny -> (tensor<64xi64>) {
+          // At most 64 survivors: a 64 x 64 rank matrix.
+          %empty64 = tile.splat %lmin : !row64
+          %s64 = scf.if %direct -> (!row64) {
+            %slots64 = tile.iota : !rank64
+            %perRow64 = tile.splat %perRow : !rank64
+            %in64 = arith.cmpi slt, %slots64, %perRow64 : !rank64
+            %d64 = scf.if %clustered -> (!row64) {
+              %fromShared = tile.load_shared %handoff[%c0] mask %in64
+                  pad -9223372036854775808 : i64
+                  : !tile.smem<128xi64> -> !row64
+              scf.yield %fromShared : !row64
+            } else {
+              %workLen2 = arith.muli %batch, %partLen : i32
+              %wv2 = tile.make_view %work[%workLen2] strides[%c1]
+                  : !tile.ptr<i64> -> !tile.view<?xi64>
+              %rowWork2 = arith.muli %row, %partLen : i32
+              %fromWork = tile.load %wv2[%rowWork2] mask %in64
+                  pad -9223372036854775808 : i64
+                  : !tile.view<?xi64> -> !row64
+              scf.yield %fromWork : !row64
+            }
+            scf.yield %d64 : !row64
+          } else {
+            %sc64 = tile.scatter %cur into %empty64[%prep#3] mask %prep#2
+                : !pi64, !pi32 -> !row64
+            scf.yield %sc64 : !row64
+          }
+          %sc = tile.convert_layout %s64 : !row64
+              -> tensor<64xi64, #tile.slice<dim = 0, parent = #rank64>>
+          %er = tile.expand_dims %s64 at 1 : !row64 -> tensor<64x1xi64, #rank64>
+          %ecc = tile.expand_dims %sc at 0
+              : tensor<64xi64, #tile.slice<dim = 0, parent = #rank64>>
+              -> tensor<1x64xi64, #rank64>
+          %mine = tile.broadcast %er : tensor<64x1xi64, #rank64>
+              -> tensor<64x64xi64, #rank64>
+          %others = tile.broadcast %ecc : tensor<1x64xi64, #rank64>
+              -> tensor<64x64xi64, #rank64>
+          %gtm = arith.cmpi sgt, %others, %mine : tensor<64x64xi64, #rank64>
+          %g32 = arith.extui %gtm : tensor<64x64xi1, #rank64> to tensor<64x64xi32, #rank64>
+          %rank = tile.reduce add %g32 along 1
+              : tensor<64x64xi32, #rank64> -> !rank64
+          %kR = tile.splat %k : !rank64
+          %inTop = arith.cmpi slt, %rank, %kR : !rank64
+          %top = tile.scatter %s64 into %emptySlots[%rank] mask %inTop
+              : !row64, !rank64 -> tensor<64xi64>
+          scf.yield %top : tensor<64xi64>
+        } else {
+        %ranked128 = scf.if %prep#1 -> (tensor<64xi64>) {
           %sc = tile.convert_layout %prep#0 : !row128
               -> tensor<128xi64, #tile.slice<dim = 0, parent = #rank128>>
           %er = tile.expand_dims %prep#0 at 1
@@ -746,6 +810,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               : !row256, !rank256
               -> tensor<64xi64>
           scf.yield %top : tensor<64xi64>
+        }
+        scf.yield %ranked128 : tensor<64xi64>
         }
         scf.yield %ranked : tensor<64xi64>
       }
@@ -842,5 +908,67 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     }
     scf.yield %next#0, %next#1 : !pi64, i1
   }
+  return
+}
+
+// k = 1 on rows of at most 4096 columns: one program per row, one max
+// reduction of (key << 32 | column) over the row. A small kernel on its
+// own, so it does not pay for the split kernel's code and registers.
+
+func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                    %indices: !tile.ptr<i64>, %batch: i32, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %l32 = arith.constant 32 : i64
+  %lowMask = arith.constant 4294967295 : i64
+  %row = tile.program_id x
+  %total = arith.muli %batch, %n : i32
+  %src = tile.make_view %x[%total] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %cols = tile.iota : tensor<4096xi32>
+  %nT = tile.splat %n : tensor<4096xi32>
+  %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+  %rowStart = arith.muli %row, %n : i32
+  %t = tile.load %src[%rowStart] mask %valid
+      : !tile.view<?xf32> -> tensor<4096xf32>
+  // The signed-order key of the split kernel; NaN largest.
+  %c31T = tile.splat %c31 : tensor<4096xi32>
+  %c1T = tile.splat %c1 : tensor<4096xi32>
+  %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+  %sign = arith.shrsi %bits, %c31T : tensor<4096xi32>
+  %magnitude = arith.shrui %sign, %c1T : tensor<4096xi32>
+  %ordered = arith.xori %bits, %magnitude : tensor<4096xi32>
+  %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+  %maxKeyT = tile.splat %kmax : tensor<4096xi32>
+  %minKeyT = tile.splat %kmin : tensor<4096xi32>
+  %keyN = arith.select %nan, %maxKeyT, %ordered
+      : tensor<4096xi1>, tensor<4096xi32>
+  %key = arith.select %valid, %keyN, %minKeyT
+      : tensor<4096xi1>, tensor<4096xi32>
+  %key64 = arith.extsi %key : tensor<4096xi32> to tensor<4096xi64>
+  %l32T = tile.splat %l32 : tensor<4096xi64>
+  %high = arith.shli %key64, %l32T : tensor<4096xi64>
+  %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
+  %packed = arith.ori %high, %col64 : tensor<4096xi64>
+  %best = tile.reduce max %packed along 0 : tensor<4096xi64> -> i64
+  // Back to the float and its column.
+  %bk = arith.shrui %best, %l32 : i64
+  %sk = arith.trunci %bk : i64 to i32
+  %ks = arith.shrsi %sk, %c31 : i32
+  %km = arith.shrui %ks, %c1 : i32
+  %vbits = arith.xori %sk, %km : i32
+  %v = arith.bitcast %vbits : i32 to f32
+  %col = arith.andi %best, %lowMask : i64
+  %vT = tile.splat %v : tensor<1xf32>
+  %iT = tile.splat %col : tensor<1xi64>
+  %outV = tile.make_view %values[%batch] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %outI = tile.make_view %indices[%batch] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  tile.store %vT, %outV[%row] : tensor<1xf32>, !tile.view<?xf32>
+  tile.store %iT, %outI[%row] : tensor<1xi64>, !tile.view<?xi64>
   return
 }

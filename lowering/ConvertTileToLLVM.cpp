@@ -7,6 +7,7 @@
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
@@ -81,6 +82,29 @@ void declareSharedMemory(ModuleOp module) {
                          Attribute(), /*alignment=*/16, /*addrSpace=*/3);
 }
 
+/// Drops a CTA barrier that follows another in the same block with nothing
+/// but side-effect-free ops between them: the second orders nothing the
+/// first did not. Ops whose scratch traffic needs a barrier on each side
+/// often meet this way (a fence, then an atomic's election).
+void removeRedundantBarriers(ModuleOp module) {
+  SmallVector<Operation *> redundant;
+  module.walk([&](Block *block) {
+    Operation *previous = nullptr;
+    for (Operation &op : *block) {
+      if (isa<NVVM::Barrier0Op>(op)) {
+        if (previous)
+          redundant.push_back(&op);
+        previous = &op;
+        continue;
+      }
+      if (!isMemoryEffectFree(&op) || op.getNumRegions() != 0)
+        previous = nullptr;
+    }
+  });
+  for (Operation *op : redundant)
+    op->erase();
+}
+
 struct ConvertTileToLLVMPass
     : public tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
@@ -121,6 +145,7 @@ struct ConvertTileToLLVMPass
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();
+    removeRedundantBarriers(module);
   }
 };
 } // namespace

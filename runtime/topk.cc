@@ -19,6 +19,7 @@ namespace {
 constexpr char kModuleName[] = "topk";
 constexpr char kKernelName[] = "topk_f32";
 constexpr char kSplitKernelName[] = "topk_split_f32";
+constexpr char kTop1KernelName[] = "top1_f32";
 // topk_split_f32: columns per program, the most candidate slots per row,
 // and the largest k it handles.
 constexpr int kPartLen = 4096;
@@ -159,6 +160,17 @@ absl::Status TopK(const float *x, int batch, int n, int k, float *values,
   if (absl::Status s = ValidateTopK(x, batch, n, k, values, indices); !s.ok())
     return s;
   int parts = (n + kPartLen - 1) / kPartLen;
+  if (k == 1 && parts == 1) {
+    // The maximum of a row of one part: a small kernel of its own.
+    absl::StatusOr<const Kernel *> top1 =
+        GetEmbeddedKernel(kModuleName, kTop1KernelName);
+    if (!top1.ok())
+      return top1.status();
+    const KernelArg args[] = {KernelArg::Ptr(x), KernelArg::Ptr(values),
+                              KernelArg::Ptr(indices), KernelArg::I32(batch),
+                              KernelArg::I32(n)};
+    return (*top1)->Launch({uint32_t(batch), 1, 1}, args, stream);
+  }
   if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
     return TopKSplit(x, batch, n, k, parts, values, indices, stream);
   absl::StatusOr<const Kernel *> kernel =

@@ -42,8 +42,12 @@
 // META: "name": "tickets"
 // META: "name": "parts"
 
-// Both kernels assemble without spills.
-// PTXAS-LABEL: Function properties for topk_split_f32
-// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS-LABEL: Function properties for topk_f32
-// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// The argmax kernel for k = 1: one reduction of packed (key, column).
+// CHECK-LABEL: .entry top1_f32(
+// CHECK-DAG: ld.global.v4.b32
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: st.global.b32
+
+// The kernels assemble without spills.
+// PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
+// PTXAS-NOT: {{[1-9][0-9]*}} bytes stack frame
