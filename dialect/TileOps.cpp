@@ -85,17 +85,24 @@ LogicalResult MakeViewOp::verify() {
   return success();
 }
 
+/// A load's padding, when given, is a constant of the tile's element type.
+static LogicalResult verifyPadding(Operation *op, Attribute pad,
+                                   RankedTensorType tile) {
+  if (!pad)
+    return success();
+  if (auto typed = dyn_cast<TypedAttr>(pad);
+      !typed || typed.getType() != tile.getElementType())
+    return op->emitOpError()
+           << "padding must be a " << tile.getElementType() << " constant";
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   auto tile = cast<RankedTensorType>(getResult().getType());
   if (failed(verifyViewAccess(*this, getView().getType(), getOffsets().size(),
                               tile)))
     return failure();
-  if (auto pad = getPaddingAttr())
-    if (auto typed = dyn_cast<TypedAttr>(pad);
-        !typed || typed.getType() != tile.getElementType())
-      return emitOpError() << "padding must be a " << tile.getElementType()
-                           << " constant";
-  return success();
+  return verifyPadding(*this, getPaddingAttr(), tile);
 }
 
 /// A shared buffer holds rank-1 elements of the tile's type.
@@ -133,12 +140,7 @@ LogicalResult LoadSharedOp::verify() {
   auto tile = cast<RankedTensorType>(getResult().getType());
   if (failed(verifySharedAccess(*this, getBuffer().getType(), tile)))
     return failure();
-  if (auto pad = getPaddingAttr())
-    if (auto typed = dyn_cast<TypedAttr>(pad);
-        !typed || typed.getType() != tile.getElementType())
-      return emitOpError() << "padding must be a " << tile.getElementType()
-                           << " constant";
-  return success();
+  return verifyPadding(*this, getPaddingAttr(), tile);
 }
 
 LogicalResult StoreOp::verify() {

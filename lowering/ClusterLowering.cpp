@@ -24,16 +24,17 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Addresses and in-bounds bits of the elements of `tile` placed at
-/// `offset` in a rank-1 buffer of `size` elements starting at `base`.
+/// Buffer indices of the elements of `tile` placed at `offset` in a rank-1
+/// buffer of `size` elements, and whether each is accessed (in bounds and,
+/// with a mask, selected).
 struct SharedPlaces {
   SmallVector<Value> index;
-  SmallVector<Value> inBounds;
+  SmallVector<Value> active;
 };
 
-SharedPlaces placeInBuffer(OpBuilder &b, Location loc,
-                           const Distribution &dist, RankedTensorType tile,
-                           Value offset, int64_t size) {
+SharedPlaces placeInBuffer(OpBuilder &b, Location loc, const Distribution &dist,
+                           RankedTensorType tile, Value offset, int64_t size,
+                           ValueRange mask) {
   SharedPlaces places;
   ThreadPosition pos = getThreadPosition(b, loc, dist);
   for (int64_t e = 0; e < dist.numElements(); ++e) {
@@ -42,10 +43,27 @@ SharedPlaces placeInBuffer(OpBuilder &b, Location loc,
     Value index = LLVM::AddOp::create(b, loc, linear, offset);
     places.index.push_back(index);
     // Unsigned: a negative offset is out of bounds too.
-    places.inBounds.push_back(LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::ult, index, i32Const(b, loc, size)));
+    Value active = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, index,
+                                        i32Const(b, loc, size));
+    if (!mask.empty())
+      active = LLVM::AndOp::create(b, loc, active, mask[e]);
+    places.active.push_back(active);
   }
   return places;
+}
+
+/// The distribution of the accessed tile, after checking that it has one
+/// and that the mask (if any) shares its layout.
+FailureOr<Distribution>
+getAccessDistribution(Operation *op, RankedTensorType tile, Value mask) {
+  FailureOr<Distribution> dist = getDistribution(tile);
+  if (failed(dist))
+    return op->emitOpError("tile has no register layout; run "
+                           "tile-assign-layouts first");
+  if (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
+                  tile.getEncoding())
+    return op->emitOpError("mask must have the layout of the tile");
+  return dist;
 }
 
 Value elementAddress(OpBuilder &b, Location loc, Value base, Type element,
@@ -53,6 +71,15 @@ Value elementAddress(OpBuilder &b, Location loc, Value base, Type element,
   return LLVM::GEPOp::create(b, loc, base.getType(), element, base,
                              ValueRange{index});
 }
+
+/// Patterns that lower differently where the target has no clusters.
+template <typename Op>
+struct ClusterAwarePattern : public OpConversionPattern<Op> {
+  ClusterAwarePattern(TileTypeConverter &converter, bool hasClusters)
+      : OpConversionPattern<Op>(converter, &converter.getContext()),
+        hasClusters(hasClusters) {}
+  bool hasClusters;
+};
 
 struct AllocSharedLowering : public OpConversionPattern<AllocSharedOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -73,22 +100,16 @@ struct AllocSharedLowering : public OpConversionPattern<AllocSharedOp> {
   }
 };
 
-struct StoreSharedLowering : public OpConversionPattern<StoreSharedOp> {
-  StoreSharedLowering(TileTypeConverter &converter, bool hasClusters)
-      : OpConversionPattern(converter, &converter.getContext()),
-        hasClusters(hasClusters) {}
+struct StoreSharedLowering : public ClusterAwarePattern<StoreSharedOp> {
+  using ClusterAwarePattern::ClusterAwarePattern;
   LogicalResult
   matchAndRewrite(StoreSharedOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto tile = cast<RankedTensorType>(op.getValue().getType());
-    FailureOr<Distribution> dist = getDistribution(tile);
+    FailureOr<Distribution> dist =
+        getAccessDistribution(op, tile, op.getMask());
     if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    if (op.getMask() &&
-        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
-            tile.getEncoding())
-      return op.emitOpError("mask must have the layout of the values");
+      return failure();
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     SharedBufferType bufferType = op.getBuffer().getType();
@@ -102,25 +123,20 @@ struct StoreSharedLowering : public OpConversionPattern<StoreSharedOp> {
     }
     SharedPlaces places =
         placeInBuffer(b, loc, *dist, tile, adaptor.getOffset().front(),
-                      bufferType.getShape()[0]);
+                      bufferType.getShape()[0], adaptor.getMask());
     ValueRange values = adaptor.getValue();
-    ValueRange mask = adaptor.getMask();
     for (int64_t e = 0; e < dist->numElements(); ++e) {
-      Value cond = places.inBounds[e];
-      if (!mask.empty())
-        cond = LLVM::AndOp::create(b, loc, cond, mask[e]);
-      scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location l) {
-        LLVM::StoreOp::create(
-            tb, l, values[e],
-            elementAddress(tb, l, base, element, places.index[e]));
-        scf::YieldOp::create(tb, l);
-      });
+      scf::IfOp::create(
+          b, loc, places.active[e], [&](OpBuilder &tb, Location l) {
+            LLVM::StoreOp::create(
+                tb, l, values[e],
+                elementAddress(tb, l, base, element, places.index[e]));
+            scf::YieldOp::create(tb, l);
+          });
     }
     rewriter.eraseOp(op);
     return success();
   }
-
-  bool hasClusters;
 };
 
 struct LoadSharedLowering : public OpConversionPattern<LoadSharedOp> {
@@ -129,14 +145,10 @@ struct LoadSharedLowering : public OpConversionPattern<LoadSharedOp> {
   matchAndRewrite(LoadSharedOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto tile = cast<RankedTensorType>(op.getResult().getType());
-    FailureOr<Distribution> dist = getDistribution(tile);
+    FailureOr<Distribution> dist =
+        getAccessDistribution(op, tile, op.getMask());
     if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    if (op.getMask() &&
-        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
-            tile.getEncoding())
-      return op.emitOpError("mask must have the layout of the result");
+      return failure();
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Type element = getTypeConverter()->convertType(tile.getElementType());
@@ -146,17 +158,13 @@ struct LoadSharedLowering : public OpConversionPattern<LoadSharedOp> {
     Value pad =
         LLVM::ConstantOp::create(b, loc, element, cast<TypedAttr>(padAttr));
     Value base = adaptor.getBuffer().front();
-    SharedPlaces places =
-        placeInBuffer(b, loc, *dist, tile, adaptor.getOffset().front(),
-                      op.getBuffer().getType().getShape()[0]);
-    ValueRange mask = adaptor.getMask();
+    SharedPlaces places = placeInBuffer(
+        b, loc, *dist, tile, adaptor.getOffset().front(),
+        op.getBuffer().getType().getShape()[0], adaptor.getMask());
     SmallVector<Value> results;
     for (int64_t e = 0; e < dist->numElements(); ++e) {
-      Value cond = places.inBounds[e];
-      if (!mask.empty())
-        cond = LLVM::AndOp::create(b, loc, cond, mask[e]);
       auto ifOp = scf::IfOp::create(
-          b, loc, cond,
+          b, loc, places.active[e],
           [&](OpBuilder &tb, Location l) {
             Value v = LLVM::LoadOp::create(
                 tb, l, element,
@@ -171,10 +179,8 @@ struct LoadSharedLowering : public OpConversionPattern<LoadSharedOp> {
   }
 };
 
-struct ClusterBarrierLowering : public OpConversionPattern<ClusterBarrierOp> {
-  ClusterBarrierLowering(TileTypeConverter &converter, bool hasClusters)
-      : OpConversionPattern(converter, &converter.getContext()),
-        hasClusters(hasClusters) {}
+struct ClusterBarrierLowering : public ClusterAwarePattern<ClusterBarrierOp> {
+  using ClusterAwarePattern::ClusterAwarePattern;
   LogicalResult
   matchAndRewrite(ClusterBarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -189,27 +195,21 @@ struct ClusterBarrierLowering : public OpConversionPattern<ClusterBarrierOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  bool hasClusters;
 };
 
 /// A special register, or `single` (the value for a cluster of one).
 template <typename TileOp, typename RegisterOp, int64_t single>
-struct ClusterQueryLowering : public OpConversionPattern<TileOp> {
-  ClusterQueryLowering(TileTypeConverter &converter, bool hasClusters)
-      : OpConversionPattern<TileOp>(converter, &converter.getContext()),
-        hasClusters(hasClusters) {}
+struct ClusterQueryLowering : public ClusterAwarePattern<TileOp> {
+  using ClusterAwarePattern<TileOp>::ClusterAwarePattern;
   LogicalResult
   matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!hasClusters)
+    if (!this->hasClusters)
       rewriter.replaceOp(op, i32Const(rewriter, op.getLoc(), single));
     else
       rewriter.replaceOpWithNewOp<RegisterOp>(op, rewriter.getI32Type());
     return success();
   }
-
-  bool hasClusters;
 };
 } // namespace
 

@@ -110,15 +110,14 @@ struct SortLowering : public OpConversionPattern<SortOp> {
   /// held by the lanes of one warp. Returns the sorted element lists.
   SmallVector<SmallVector<Value>>
   emitWarpNetwork(OpBuilder &b, Location loc, SortOp op,
-                  const Distribution &dist,
-                  ArrayRef<ValueRange> inputs) const {
+                  const Distribution &dist, ArrayRef<ValueRange> inputs) const {
     SmallVector<SmallVector<Value>> cur;
     for (ValueRange input : inputs)
       cur.emplace_back(input.begin(), input.end());
     unsigned dim = op.getDim();
     unsigned bd = dist.tileDims[dim];
-    int64_t extent = cast<RankedTensorType>(op.getKeys().getType())
-                         .getShape()[dim];
+    int64_t extent =
+        cast<RankedTensorType>(op.getKeys().getType()).getShape()[dim];
     int64_t size = dist.blocked.getSizePerThread()[bd];
     int64_t lanes = dist.blocked.getThreadsPerWarp()[bd];
     bool descending = op.getDescending();
@@ -139,8 +138,8 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     SmallVector<Value> coord;
     for (int64_t e = 0; e < numElements; ++e)
       coord.push_back(getElementCoords(b, loc, dist, pos, e)[dim]);
-    Value isDescending = LLVM::ConstantOp::create(
-        b, loc, b.getI1Type(), b.getBoolAttr(descending));
+    Value isDescending = LLVM::ConstantOp::create(b, loc, b.getI1Type(),
+                                                  b.getBoolAttr(descending));
     for (int64_t k = 2; k <= extent; k *= 2) {
       for (int64_t j = k / 2; j >= 1; j /= 2) {
         // Ascending where the coordinate's bit k is clear (the final
@@ -175,9 +174,9 @@ struct SortLowering : public OpConversionPattern<SortOp> {
           Value x = cur[0][e];
           Value y = shuffleXor(b, loc, x, mask);
           // The lower element of an ascending pair keeps the smaller key.
-          Value keepSmaller = LLVM::ICmpOp::create(
-              b, loc, LLVM::ICmpPredicate::eq, bitClear(coord[e], j),
-              ascending(e));
+          Value keepSmaller =
+              LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                   bitClear(coord[e], j), ascending(e));
           Value take = LLVM::SelectOp::create(b, loc, keepSmaller, less(y, x),
                                               less(x, y));
           for (size_t array = 0; array < cur.size(); ++array) {

@@ -6,6 +6,17 @@
 
 namespace tilec {
 
+namespace {
+absl::InlinedVector<void *, 16>
+ParamAddresses(absl::Span<const KernelArg> args) {
+  absl::InlinedVector<void *, 16> params;
+  params.reserve(args.size());
+  for (const KernelArg &arg : args)
+    params.push_back(arg.ParamAddress());
+  return params;
+}
+} // namespace
+
 absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
                             CUstream stream) const {
   if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
@@ -13,10 +24,7 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
-  absl::InlinedVector<void *, 16> params;
-  params.reserve(args.size());
-  for (const KernelArg &arg : args)
-    params.push_back(arg.ParamAddress());
+  absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   if (info_.HasCluster())
     return LaunchCluster(
         grid, {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
@@ -50,10 +58,7 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
-  absl::InlinedVector<void *, 16> params;
-  params.reserve(args.size());
-  for (const KernelArg &arg : args)
-    params.push_back(arg.ParamAddress());
+  absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   return LaunchCluster(grid, cluster, params.data(), stream);
 }
 

@@ -71,6 +71,20 @@ protected:
       ASSERT_EQ(result[i], i < n ? i + 1 : i) << "element " << i;
   }
 
+  // Whether the device runs thread-block clusters (sm_90 and newer).
+  bool HasClusters() const {
+    absl::StatusOr<std::string> target = DefaultTarget();
+    EXPECT_TRUE(target.ok()) << target.status();
+    return target.ok() && (*target == "sm_90a" || *target == "sm_100a");
+  }
+
+  // The fixture's PTX retargeted to sm_90, which clusters need.
+  std::string Sm90Ptx() const {
+    return absl::StrReplaceAll(Fixture().ptx,
+                               {{".version 7.0", ".version 8.0"},
+                                {".target sm_80", ".target sm_90"}});
+  }
+
   cu::CUdeviceptr buffer_ = 0;
 };
 
@@ -162,17 +176,10 @@ TEST_F(GpuTest, SharedMemoryBeyondTheDeviceIsRejected) {
 }
 
 TEST_F(GpuTest, LaunchesClusters) {
-  absl::StatusOr<std::string> target = DefaultTarget();
-  ASSERT_TRUE(target.ok()) << target.status();
-  if (*target != "sm_90a" && *target != "sm_100a")
-    GTEST_SKIP() << "thread-block clusters need sm_90 or newer; device "
-                    "target is "
-                 << *target;
-  std::string ptx =
-      absl::StrReplaceAll(Fixture().ptx, {{".version 7.0", ".version 8.0"},
-                                          {".target sm_80", ".target sm_90"}});
+  if (!HasClusters())
+    GTEST_SKIP() << "thread-block clusters need sm_90 or newer";
   absl::StatusOr<std::unique_ptr<Module>> module = Module::Load(
-      ptx, Metadata(R"("cluster": [1, 1, 1])", R"("cluster": [2, 1, 1])"));
+      Sm90Ptx(), Metadata(R"("cluster": [1, 1, 1])", R"("cluster": [2, 1, 1])"));
   ASSERT_TRUE(module.ok()) << module.status();
   ExpectAddsOne(**module, 1000, 1024, {8, 1, 1});
 
@@ -184,17 +191,10 @@ TEST_F(GpuTest, LaunchesClusters) {
 }
 
 TEST_F(GpuTest, LaunchesInClustersChosenAtLaunch) {
-  absl::StatusOr<std::string> target = DefaultTarget();
-  ASSERT_TRUE(target.ok()) << target.status();
-  if (*target != "sm_90a" && *target != "sm_100a")
-    GTEST_SKIP() << "thread-block clusters need sm_90 or newer; device "
-                    "target is "
-                 << *target;
-  std::string ptx =
-      absl::StrReplaceAll(Fixture().ptx, {{".version 7.0", ".version 8.0"},
-                                          {".target sm_80", ".target sm_90"}});
+  if (!HasClusters())
+    GTEST_SKIP() << "thread-block clusters need sm_90 or newer";
   absl::StatusOr<std::unique_ptr<Module>> module =
-      Module::Load(ptx, Fixture().metadata);
+      Module::Load(Sm90Ptx(), Fixture().metadata);
   ASSERT_TRUE(module.ok()) << module.status();
   const Kernel *kernel = *(*module)->GetKernel("add_one");
   Upload(1024);
