@@ -285,11 +285,13 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 //    parts have their j-th candidate >= T and m * j >= k, T will do: T is
 //    the m-th largest of the parts' j-th candidates (j about 4, a warp
 //    sort of up to 64 lists); with at most 256 candidates all are kept,
-//    and at most 128 are ranked directly from `work`.
+//    and at most 128 are ranked directly from `work` (or, in a cluster,
+//    from part 0's shared buffer).
 // 2. The survivors (elements >= T, typically about 2k) are compacted by a
-//    prefix count into 128 or 256 slots; each survivor's rank is the number
-//    of survivors above it, and the ranks below k place the result in
-//    order, with no sort.
+//    prefix count into 64, 128 or 256 slots; each survivor's rank is the
+//    number of survivors above it (a 64 x 64 to 256 x 256 matrix of
+//    compares), and the ranks below k place the result in order, with no
+//    sort.
 // 3. When more than 256 survive (heavy ties, few valid columns), a radix
 //    select on 11/11/10-bit digits finds the k-th key exactly and the k
 //    elements are taken instead.
