@@ -143,6 +143,9 @@ using PFN_cuLaunchKernel = CUresult (*)(
 using PFN_cuLaunchKernelEx = CUresult (*)(const CUlaunchConfig *config,
                                           CUfunction function,
                                           void **kernel_params, void **extra);
+using PFN_cuOccupancyMaxActiveClusters =
+    CUresult (*)(int *clusters, CUfunction function,
+                 const CUlaunchConfig *config);
 using PFN_cuStreamSynchronize = CUresult (*)(CUstream stream);
 using PFN_cuMemAlloc_v2 = CUresult (*)(CUdeviceptr *ptr, size_t bytes);
 using PFN_cuMemFree_v2 = CUresult (*)(CUdeviceptr ptr);

@@ -43,6 +43,7 @@ struct DriverApi {
   cu::PFN_cuMemsetD32_v2 cuMemsetD32_v2 = nullptr;
   // Optional: CUDA 12.0+, needed only for thread-block cluster launches.
   cu::PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;
+  cu::PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters = nullptr;
 };
 
 class Driver {

@@ -26,9 +26,9 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
     return scope.status();
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   if (info_.HasCluster())
-    return LaunchCluster(
-        grid, {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
-        params.data(), stream);
+    return LaunchCluster(grid,
+                         {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
+                         params.data(), stream);
   return driver_.Check(
       driver_.api().cuLaunchKernel(
           function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
@@ -42,9 +42,9 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
   if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
     return status;
   auto invalid = [&](absl::string_view reason) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernel '", info_.name, "': cluster (", cluster.x, ", ", cluster.y,
-        ", ", cluster.z, ") is invalid: ", reason));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel '", info_.name, "': cluster (", cluster.x, ", ",
+                     cluster.y, ", ", cluster.z, ") is invalid: ", reason));
   };
   if (info_.HasCluster())
     return invalid("the kernel's metadata fixes its cluster shape");
@@ -62,6 +62,47 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
   return LaunchCluster(grid, cluster, params.data(), stream);
 }
 
+namespace {
+cu::CUlaunchAttribute ClusterAttribute(Dim3 cluster) {
+  cu::CUlaunchAttribute attribute = {};
+  attribute.id = cu::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = cluster.x;
+  attribute.value.clusterDim.y = cluster.y;
+  attribute.value.clusterDim.z = cluster.z;
+  return attribute;
+}
+} // namespace
+
+absl::StatusOr<int> Kernel::MaxActiveClusters(Dim3 cluster) const {
+  if (driver_.api().cuOccupancyMaxActiveClusters == nullptr)
+    return absl::FailedPreconditionError(
+        "the CUDA driver lacks cuOccupancyMaxActiveClusters (CUDA 12.0 or "
+        "newer is required)");
+  ScopedContext scope(driver_, context_);
+  if (!scope.status().ok())
+    return scope.status();
+  cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
+  cu::CUlaunchConfig config = {};
+  config.gridDimX = cluster.x;
+  config.gridDimY = cluster.y;
+  config.gridDimZ = cluster.z;
+  config.blockDimX = info_.block[0];
+  config.blockDimY = info_.block[1];
+  config.blockDimZ = info_.block[2];
+  config.sharedMemBytes = info_.shared_bytes;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (absl::Status status =
+          driver_.Check(driver_.api().cuOccupancyMaxActiveClusters(
+                            &clusters, function_, &config),
+                        absl::StrCat("cuOccupancyMaxActiveClusters of kernel '",
+                                     info_.name, "'"));
+      !status.ok())
+    return status;
+  return clusters;
+}
+
 // Thread-block clusters need cuLaunchKernelEx with a cluster-shape attribute.
 absl::Status Kernel::LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
                                    CUstream stream) const {
@@ -70,11 +111,7 @@ absl::Status Kernel::LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
         "kernel '", info_.name,
         "' needs a cluster launch but the CUDA "
         "driver lacks cuLaunchKernelEx (CUDA 12.0 or newer is required)"));
-  cu::CUlaunchAttribute attribute = {};
-  attribute.id = cu::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = cluster.x;
-  attribute.value.clusterDim.y = cluster.y;
-  attribute.value.clusterDim.z = cluster.z;
+  cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
   cu::CUlaunchConfig config = {};
   config.gridDimX = grid.x;
   config.gridDimY = grid.y;

@@ -3,6 +3,7 @@
 #define TILEC_RUNTIME_KERNEL_H_
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "runtime/driver.h"
 #include "runtime/launch.h"
@@ -36,6 +37,11 @@ public:
   absl::Status LaunchInClusters(Dim3 grid, Dim3 cluster,
                                 absl::Span<const KernelArg> args,
                                 CUstream stream = nullptr) const;
+
+  // How many clusters of the shape `cluster` the device can run at once
+  // (cuOccupancyMaxActiveClusters with the kernel's block and shared
+  // memory): more clusters than this take a second wave.
+  absl::StatusOr<int> MaxActiveClusters(Dim3 cluster) const;
 
 private:
   friend class Module;

@@ -173,10 +173,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"split_129_candidates", 3, 4096 * 43, 3, Case::kRandn, 1.0f},
         Case{"split_k5_parts", 2, 4096 * 60 + 5, 5, Case::kRandn, 1.0f},
         Case{"split_ties_parts", 2, 4096 * 40, 7, Case::kFewValues, 1.0f},
-        // Rows of 2-3 parts hand over inside a thread-block cluster.
+        // Rows whose parts hand over inside a thread-block cluster (2, 3, 4
+        // and 8 parts).
         Case{"cluster_k2_tail", 5, 4096 * 2 + 1, 2, Case::kRandn, 1.0f},
         Case{"cluster_k40", 3, 12000, 40, Case::kRandn, 1.0f},
         Case{"cluster_ties", 4, 9000, 33, Case::kFewValues, 1.0f},
+        Case{"cluster_of_4", 3, 16384, 20, Case::kRandn, 1.0f},
+        Case{"cluster_of_8", 2, 4096 * 7 + 100, 16, Case::kRandn, 1.0f},
         // NaN and infinities.
         Case{"specials", 6, 3000, 20, Case::kSpecials, 1.0f},
         Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f}),
