@@ -342,10 +342,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c128 = arith.constant 128 : i32
   %c256 = arith.constant 256 : i32
   %c512 = arith.constant 512 : i32
-  %cm1 = arith.constant -1 : i32
   %c1023 = arith.constant 1023 : i32
   %c2047 = arith.constant 2047 : i32
-  %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
   %kmax = arith.constant 2147483647 : i32
   %kmin1 = arith.constant -2147483647 : i32
@@ -359,7 +357,6 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %lm1 = arith.constant -1 : i64
   %low20 = arith.constant 1048575 : i64
   %lmin = arith.constant -9223372036854775808 : i64
-  %lmax = arith.constant 9223372036854775807 : i64
 
   %row = tile.program_id x
   %part = tile.program_id y

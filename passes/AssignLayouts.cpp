@@ -95,19 +95,10 @@ private:
       return op->emitOpError("carrying tiles through scf.while is not "
                              "supported yet; use scf.for");
 
-    if (auto store = dyn_cast<StoreOp>(op)) {
-      // Masks are read element by element alongside the values.
-      if (Value mask = store.getMask())
-        convertOperand(store.getMaskMutable()[0],
-                       withLayout(mask.getType(), layoutOf(store.getValue())));
-      return success();
-    }
-    if (auto store = dyn_cast<StoreSharedOp>(op)) {
-      if (Value mask = store.getMask())
-        convertOperand(store.getMaskMutable()[0],
-                       withLayout(mask.getType(), layoutOf(store.getValue())));
-      return success();
-    }
+    if (auto store = dyn_cast<StoreOp>(op))
+      return visitStore(store);
+    if (auto store = dyn_cast<StoreSharedOp>(op))
+      return visitStore(store);
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 
@@ -124,20 +115,10 @@ private:
       setDefault(histogram.getResult());
       return success();
     }
-    if (auto load = dyn_cast<LoadOp>(op)) {
-      setDefault(load.getResult());
-      if (Value mask = load.getMask())
-        convertOperand(load.getMaskMutable()[0],
-                       withLayout(mask.getType(), layoutOf(load.getResult())));
-      return success();
-    }
-    if (auto load = dyn_cast<LoadSharedOp>(op)) {
-      setDefault(load.getResult());
-      if (Value mask = load.getMask())
-        convertOperand(load.getMaskMutable()[0],
-                       withLayout(mask.getType(), layoutOf(load.getResult())));
-      return success();
-    }
+    if (auto load = dyn_cast<LoadOp>(op))
+      return visitLoad(load);
+    if (auto load = dyn_cast<LoadSharedOp>(op))
+      return visitLoad(load);
     if (isa<IotaOp, SplatOp, GatherOp, DotOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
@@ -152,6 +133,24 @@ private:
         op->getDialect()->getNamespace() == "math")
       return visitFollowOperands(op);
     return op->emitOpError("cannot assign a tile layout to its results");
+  }
+
+  /// Stores (to views or shared buffers) keep the value's layout; masks
+  /// are read element by element alongside the values.
+  template <typename StoreT> LogicalResult visitStore(StoreT store) {
+    if (Value mask = store.getMask())
+      convertOperand(store.getMaskMutable()[0],
+                     withLayout(mask.getType(), layoutOf(store.getValue())));
+    return success();
+  }
+
+  /// Loads produce the default layout; the mask follows it.
+  template <typename LoadT> LogicalResult visitLoad(LoadT load) {
+    setDefault(load.getResult());
+    if (Value mask = load.getMask())
+      convertOperand(load.getMaskMutable()[0],
+                     withLayout(mask.getType(), layoutOf(load.getResult())));
+    return success();
   }
 
   /// Element-wise style ops: results take the layout of the operand that

@@ -71,6 +71,25 @@ cu::CUlaunchAttribute ClusterAttribute(Dim3 cluster) {
   attribute.value.clusterDim.z = cluster.z;
   return attribute;
 }
+
+// A launch of `grid` with the kernel's block and shared memory and the one
+// attribute `attribute` (which must outlive the config).
+cu::CUlaunchConfig ClusterConfig(const KernelInfo &info, Dim3 grid,
+                                 cu::CUlaunchAttribute &attribute,
+                                 CUstream stream) {
+  cu::CUlaunchConfig config = {};
+  config.gridDimX = grid.x;
+  config.gridDimY = grid.y;
+  config.gridDimZ = grid.z;
+  config.blockDimX = info.block[0];
+  config.blockDimY = info.block[1];
+  config.blockDimZ = info.block[2];
+  config.sharedMemBytes = info.shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
 } // namespace
 
 absl::StatusOr<int> Kernel::MaxActiveClusters(Dim3 cluster) const {
@@ -81,17 +100,10 @@ absl::StatusOr<int> Kernel::MaxActiveClusters(Dim3 cluster) const {
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
+  // One cluster's worth of grid: the query asks about the shape only.
   cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
-  cu::CUlaunchConfig config = {};
-  config.gridDimX = cluster.x;
-  config.gridDimY = cluster.y;
-  config.gridDimZ = cluster.z;
-  config.blockDimX = info_.block[0];
-  config.blockDimY = info_.block[1];
-  config.blockDimZ = info_.block[2];
-  config.sharedMemBytes = info_.shared_bytes;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  cu::CUlaunchConfig config =
+      ClusterConfig(info_, cluster, attribute, /*stream=*/nullptr);
   int clusters = 0;
   if (absl::Status status =
           driver_.Check(driver_.api().cuOccupancyMaxActiveClusters(
@@ -112,17 +124,7 @@ absl::Status Kernel::LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
         "' needs a cluster launch but the CUDA "
         "driver lacks cuLaunchKernelEx (CUDA 12.0 or newer is required)"));
   cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
-  cu::CUlaunchConfig config = {};
-  config.gridDimX = grid.x;
-  config.gridDimY = grid.y;
-  config.gridDimZ = grid.z;
-  config.blockDimX = info_.block[0];
-  config.blockDimY = info_.block[1];
-  config.blockDimZ = info_.block[2];
-  config.sharedMemBytes = info_.shared_bytes;
-  config.hStream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  cu::CUlaunchConfig config = ClusterConfig(info_, grid, attribute, stream);
   return driver_.Check(
       driver_.api().cuLaunchKernelEx(&config, function_, params, nullptr),
       absl::StrCat("cuLaunchKernelEx of kernel '", info_.name, "'"));

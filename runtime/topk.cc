@@ -1,6 +1,7 @@
 #include "runtime/topk.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "runtime/context.h"
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
@@ -151,6 +153,18 @@ absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
   return (*kernel)->Launch(grid, args, stream);
 }
 
+// One program per row of kernel `name`.
+absl::Status LaunchPerRow(const char *name, int batch,
+                          std::initializer_list<KernelArg> args,
+                          CUstream stream) {
+  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(kModuleName, name);
+  if (!kernel.ok())
+    return kernel.status();
+  return (*kernel)->Launch({uint32_t(batch), 1, 1},
+                           absl::MakeConstSpan(args.begin(), args.size()),
+                           stream);
+}
+
 } // namespace
 
 absl::Status ValidateTopK(const void *x, int batch, int n, int k,
@@ -182,28 +196,20 @@ absl::Status TopK(const float *x, int batch, int n, int k, float *values,
   if (absl::Status s = ValidateTopK(x, batch, n, k, values, indices); !s.ok())
     return s;
   int parts = (n + kPartLen - 1) / kPartLen;
-  if (k == 1 && parts == 1) {
-    // The maximum of a row of one part: a small kernel of its own.
-    absl::StatusOr<const Kernel *> top1 =
-        GetEmbeddedKernel(kModuleName, kTop1KernelName);
-    if (!top1.ok())
-      return top1.status();
-    const KernelArg args[] = {KernelArg::Ptr(x), KernelArg::Ptr(values),
-                              KernelArg::Ptr(indices), KernelArg::I32(batch),
-                              KernelArg::I32(n)};
-    return (*top1)->Launch({uint32_t(batch), 1, 1}, args, stream);
-  }
+  // Rows of one part and k = 1: the maximum, a small kernel of its own.
+  if (k == 1 && parts == 1)
+    return LaunchPerRow(kTop1KernelName, batch,
+                        {KernelArg::Ptr(x), KernelArg::Ptr(values),
+                         KernelArg::Ptr(indices), KernelArg::I32(batch),
+                         KernelArg::I32(n)},
+                        stream);
   if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
     return TopKSplit(x, batch, n, k, parts, values, indices, stream);
-  absl::StatusOr<const Kernel *> kernel =
-      GetEmbeddedKernel(kModuleName, kKernelName);
-  if (!kernel.ok())
-    return kernel.status();
-  const KernelArg args[] = {KernelArg::Ptr(x),       KernelArg::Ptr(values),
-                            KernelArg::Ptr(indices), KernelArg::I32(batch),
-                            KernelArg::I32(n),       KernelArg::I32(k)};
-  // One program per row.
-  return (*kernel)->Launch({uint32_t(batch), 1, 1}, args, stream);
+  return LaunchPerRow(kKernelName, batch,
+                      {KernelArg::Ptr(x), KernelArg::Ptr(values),
+                       KernelArg::Ptr(indices), KernelArg::I32(batch),
+                       KernelArg::I32(n), KernelArg::I32(k)},
+                      stream);
 }
 
 } // namespace tilec
