@@ -205,23 +205,69 @@ int tilec_kernel_info_json(tilec_kernel *kernel, const char **out) {
   });
 }
 
+namespace {
+absl::StatusOr<std::vector<KernelArg>> ToKernelArgs(const tilec_arg *args,
+                                                    size_t nargs) {
+  if (nargs > 0 && args == nullptr) // NULL is fine when there are none
+    return NotNull({{args, "args"}});
+  std::vector<KernelArg> converted;
+  converted.reserve(nargs);
+  for (size_t i = 0; i < nargs; ++i) {
+    absl::StatusOr<KernelArg> arg = ToKernelArg(args[i], i);
+    if (!arg.ok())
+      return arg.status();
+    converted.push_back(*arg);
+  }
+  return converted;
+}
+} // namespace
+
 int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
                         const tilec_arg *args, size_t nargs, void *stream) {
   return Guarded(__func__, [&] {
     if (absl::Status s = NotNull({{kernel, "kernel"}, {grid, "grid"}}); !s.ok())
       return s;
-    if (nargs > 0 && args == nullptr) // NULL is fine when there are none
-      return NotNull({{args, "args"}});
-    std::vector<KernelArg> converted;
-    converted.reserve(nargs);
-    for (size_t i = 0; i < nargs; ++i) {
-      absl::StatusOr<KernelArg> arg = ToKernelArg(args[i], i);
-      if (!arg.ok())
-        return arg.status();
-      converted.push_back(*arg);
-    }
-    return AsKernel(kernel)->Launch({grid[0], grid[1], grid[2]}, converted,
+    absl::StatusOr<std::vector<KernelArg>> converted =
+        ToKernelArgs(args, nargs);
+    if (!converted.ok())
+      return converted.status();
+    return AsKernel(kernel)->Launch({grid[0], grid[1], grid[2]}, *converted,
                                     static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_kernel_launch_clusters(tilec_kernel *kernel, const unsigned grid[3],
+                                 const unsigned cluster[3],
+                                 const tilec_arg *args, size_t nargs,
+                                 void *stream) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s =
+            NotNull({{kernel, "kernel"}, {grid, "grid"}, {cluster, "cluster"}});
+        !s.ok())
+      return s;
+    absl::StatusOr<std::vector<KernelArg>> converted =
+        ToKernelArgs(args, nargs);
+    if (!converted.ok())
+      return converted.status();
+    return AsKernel(kernel)->LaunchInClusters(
+        {grid[0], grid[1], grid[2]}, {cluster[0], cluster[1], cluster[2]},
+        *converted, static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_kernel_max_active_clusters(tilec_kernel *kernel,
+                                     const unsigned cluster[3], int *out) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s =
+            NotNull({{kernel, "kernel"}, {cluster, "cluster"}, {out, "out"}});
+        !s.ok())
+      return s;
+    absl::StatusOr<int> clusters = AsKernel(kernel)->MaxActiveClusters(
+        {cluster[0], cluster[1], cluster[2]});
+    if (!clusters.ok())
+      return clusters.status();
+    *out = *clusters;
+    return absl::OkStatus();
   });
 }
 

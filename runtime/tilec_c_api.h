@@ -81,6 +81,17 @@ int tilec_kernel_info_json(tilec_kernel *kernel, const char **out);
 int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
                         const tilec_arg *args, size_t nargs, void *stream);
 
+/* Launches in thread-block clusters of shape `cluster` (1 to 8 programs,
+ * dividing the grid), for kernels whose metadata leaves the shape open. */
+int tilec_kernel_launch_clusters(tilec_kernel *kernel, const unsigned grid[3],
+                                 const unsigned cluster[3],
+                                 const tilec_arg *args, size_t nargs,
+                                 void *stream);
+
+/* *out = how many clusters of shape `cluster` the device runs at once. */
+int tilec_kernel_max_active_clusters(tilec_kernel *kernel,
+                                     const unsigned cluster[3], int *out);
+
 /* Row-wise softmax (fp32 math) of a (rows, cols) device matrix x into y
  * (may equal x); dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16. */
 #define TILEC_DTYPE_F32 0

@@ -76,6 +76,21 @@ TEST(CApiTest, NullArgumentsAreNamed) {
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'grid' is NULL");
   ExpectError(tilec_kernel_launch(kSomeKernel, grid, nullptr, 2, nullptr),
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'args' is NULL");
+  ExpectError(
+      tilec_kernel_launch_clusters(nullptr, grid, grid, nullptr, 0, nullptr),
+      TILEC_ERROR_INVALID_ARGUMENT,
+      "tilec_kernel_launch_clusters: argument 'kernel' is NULL");
+  ExpectError(tilec_kernel_launch_clusters(kSomeKernel, grid, nullptr, nullptr,
+                                           0, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'cluster' is NULL");
+  ExpectError(tilec_kernel_launch_clusters(kSomeKernel, grid, grid, nullptr, 1,
+                                           nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'args' is NULL");
+  int clusters = 0;
+  ExpectError(tilec_kernel_max_active_clusters(nullptr, grid, &clusters),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'kernel' is NULL");
+  ExpectError(tilec_kernel_max_active_clusters(kSomeKernel, grid, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'out' is NULL");
 }
 
 TEST(CApiTest, UnknownArgumentKindIsNamed) {

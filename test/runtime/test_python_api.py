@@ -78,6 +78,34 @@ def test_launch_on_an_explicit_stream_and_raw_pointer(add_one):
     assert int(data.sum()) == 100
 
 
+def _needs_clusters(torch):
+    if torch.cuda.get_device_capability()[0] < 9:
+        pytest.skip("thread-block clusters need sm_90 or newer")
+
+
+def test_launch_in_clusters(add_one):
+    torch, kernel = add_one
+    _needs_clusters(torch)
+    data = torch.arange(1000, dtype=torch.int32, device="cuda")
+    kernel(8, data, 1000, cluster=2)
+    torch.cuda.synchronize()
+    assert torch.equal(data.cpu(), torch.arange(1, 1001, dtype=torch.int32))
+    assert kernel.max_active_clusters(2) >= 1
+    assert kernel.max_active_clusters((4, 1, 1)) >= 1
+
+
+def test_cluster_errors(add_one):
+    torch, kernel = add_one
+    _needs_clusters(torch)
+    data = torch.zeros(4, dtype=torch.int32, device="cuda")
+    with pytest.raises(tilec.TilecError, match="must divide the grid"):
+        kernel(4, data, 4, cluster=3)
+    with pytest.raises(tilec.TilecError, match="1 to 8 programs"):
+        kernel(16, data, 4, cluster=16)
+    with pytest.raises(tilec.TilecError, match="cluster must be 1 to 3"):
+        kernel(4, data, 4, cluster=(1, 1, 1, 1))
+
+
 def test_kernel_metadata_is_exposed(add_one):
     _, kernel = add_one
     assert kernel.block == (128, 1, 1)

@@ -132,6 +132,16 @@ def _declare(lib):
             [c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(_Arg),
              c_size_t, c_void_p],
         ),
+        "tilec_kernel_launch_clusters": (
+            c_int,
+            [c_void_p, ctypes.POINTER(ctypes.c_uint),
+             ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(_Arg), c_size_t,
+             c_void_p],
+        ),
+        "tilec_kernel_max_active_clusters": (
+            c_int,
+            [c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(c_int)],
+        ),
         "tilec_synchronize": (c_int, []),
         "tilec_softmax": (
             c_int, [c_void_p, c_void_p, c_int, c_int, c_int, c_void_p],
@@ -402,15 +412,22 @@ class Kernel:
                        % type(value).__name__)
         return value
 
-    def __call__(self, grid, *args, stream=None):
+    def _dims(self, what, value):
+        dims = (value,) if _as_int(value) is not None else tuple(value)
+        ints = [_as_int(d) for d in dims]
+        if not 1 <= len(ints) <= 3 or any(
+                d is None or not 0 <= d < 2**32 for d in ints):
+            raise TilecError("kernel '%s': %s must be 1 to 3 non-negative "
+                             "32-bit integers, got %r" % (self.name, what,
+                                                          value))
+        return (ctypes.c_uint * 3)(*(ints + [1, 1])[:3])
+
+    def __call__(self, grid, *args, stream=None, cluster=None):
+        """Launches over `grid`; `cluster` (1 to 8 programs that divide the
+        grid) groups programs into thread-block clusters at launch."""
         if self._module._handle is None:
             raise TilecError("kernel '%s': its module is closed" % self.name)
-        grid = (grid,) if _as_int(grid) is not None else tuple(grid)
-        dims = [_as_int(d) for d in grid]
-        if not 1 <= len(dims) <= 3 or any(
-                d is None or not 0 <= d < 2**32 for d in dims):
-            raise TilecError("kernel '%s': grid must be 1 to 3 non-negative "
-                             "32-bit integers, got %r" % (self.name, grid))
+        grid3 = self._dims("grid", grid)
         if len(args) != len(self.params):
             signature = ", ".join("%s: %s" % (p["name"], p["kind"])
                                   for p in self.params)
@@ -420,6 +437,19 @@ class Kernel:
         keepalive = []
         converted = (_Arg * max(len(args), 1))(
             *[self._convert(i, a, keepalive) for i, a in enumerate(args)])
-        grid3 = (ctypes.c_uint * 3)(*(dims + [1, 1])[:3])
-        _check(_lib.tilec_kernel_launch(self._handle, grid3, converted,
-                                        len(args), _stream_handle(stream)))
+        if cluster is None:
+            _check(_lib.tilec_kernel_launch(self._handle, grid3, converted,
+                                            len(args), _stream_handle(stream)))
+        else:
+            _check(_lib.tilec_kernel_launch_clusters(
+                self._handle, grid3, self._dims("cluster", cluster),
+                converted, len(args), _stream_handle(stream)))
+
+    def max_active_clusters(self, cluster):
+        """How many clusters of shape `cluster` the device runs at once."""
+        if self._module._handle is None:
+            raise TilecError("kernel '%s': its module is closed" % self.name)
+        out = ctypes.c_int()
+        _check(_lib.tilec_kernel_max_active_clusters(
+            self._handle, self._dims("cluster", cluster), ctypes.byref(out)))
+        return out.value
