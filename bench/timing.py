@@ -1,5 +1,7 @@
 """Timing shared by the benchmarks: CUDA events around the launch alone,
-L2 flushed before every run, median of many runs."""
+L2 flushed before every run, median of many runs. A GPU-side wait between
+the flush and the start event keeps the stream busy while the host issues
+the launch, so host-side launch cost is not timed as GPU time."""
 import statistics
 
 import torch
@@ -10,6 +12,10 @@ def l2_flusher(mib=256):
     return torch.empty(mib << 20, dtype=torch.uint8, device="cuda").zero_
 
 
+# About 50 us at H200 clocks: more than any launch path's host cost.
+_HOST_SLACK_CYCLES = 100_000
+
+
 def time_median(fn, flush, runs, warmup=10):
     """Median microseconds of fn(i) over `runs` runs, i the run's index (for
     rotating among input copies), after `warmup` untimed runs."""
@@ -18,6 +24,7 @@ def time_median(fn, flush, runs, warmup=10):
     times = []
     for i in range(runs):
         flush()
+        torch.cuda._sleep(_HOST_SLACK_CYCLES)
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()

@@ -305,7 +305,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 #lists = #tile.blocked<size = [1, 2], threads = [1, 32], warps = [8, 1], order = [1, 0]>
 #rank64 = #tile.blocked<size = [2, 8], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
-#rank256 = #tile.blocked<size = [8, 32], threads = [4, 8], warps = [8, 1], order = [1, 0]>
+#flat = #tile.blocked<size = [1], threads = [32], warps = [8], order = [0]>
 !pi1 = tensor<8x32x16xi1, #part>
 !pi32 = tensor<8x32x16xi32, #part>
 !pi64 = tensor<8x32x16xi64, #part>
@@ -319,8 +319,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 !rank64 = tensor<64xi32, #tile.slice<dim = 1, parent = #rank64>>
 !row128 = tensor<128xi64, #tile.slice<dim = 1, parent = #rank128>>
 !rank128 = tensor<128xi32, #tile.slice<dim = 1, parent = #rank128>>
-!row256 = tensor<256xi64, #tile.slice<dim = 1, parent = #rank256>>
-!rank256 = tensor<256xi32, #tile.slice<dim = 1, parent = #rank256>>
+!flat256 = tensor<256xi64, #flat>
+!flatPos = tensor<256xi32, #flat>
 
 func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                           %indices: !tile.ptr<i64>, %work: !tile.ptr<i64>,
@@ -784,30 +784,17 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               -> tensor<64xi64>
           scf.yield %top : tensor<64xi64>
         } else {
-          %empty = tile.splat %lmin : !row256
+          // 129 to 256 survivors: a bitonic sort (one per thread) is far
+          // cheaper than a 256 x 256 rank matrix.
+          %empty = tile.splat %lmin : !flat256
           %sr = tile.scatter %cur into %empty[%prep#3] mask %prep#2
-              : !pi64, !pi32 -> !row256
-          %sc = tile.convert_layout %sr : !row256
-              -> tensor<256xi64, #tile.slice<dim = 0, parent = #rank256>>
-          %er = tile.expand_dims %sr at 1
-              : !row256
-              -> tensor<256x1xi64, #rank256>
-          %ecc = tile.expand_dims %sc at 0
-              : tensor<256xi64, #tile.slice<dim = 0, parent = #rank256>>
-              -> tensor<1x256xi64, #rank256>
-          %mine = tile.broadcast %er : tensor<256x1xi64, #rank256>
-              -> tensor<256x256xi64, #rank256>
-          %others = tile.broadcast %ecc : tensor<1x256xi64, #rank256>
-              -> tensor<256x256xi64, #rank256>
-          %gtm = arith.cmpi sgt, %others, %mine : tensor<256x256xi64, #rank256>
-          %g32 = arith.extui %gtm : tensor<256x256xi1, #rank256> to tensor<256x256xi32, #rank256>
-          %rank = tile.reduce add %g32 along 1
-              : tensor<256x256xi32, #rank256> -> !rank256
-          %kR = tile.splat %k : !rank256
-          %inTop = arith.cmpi slt, %rank, %kR : !rank256
-          %top = tile.scatter %sr into %emptySlots[%rank] mask %inTop
-              : !row256, !rank256
-              -> tensor<64xi64>
+              : !pi64, !pi32 -> !flat256
+          %ss = tile.sort %sr along 0 descending : !flat256
+          %pos = tile.iota : !flatPos
+          %kF = tile.splat %k : !flatPos
+          %inTop = arith.cmpi slt, %pos, %kF : !flatPos
+          %top = tile.scatter %ss into %emptySlots[%pos] mask %inTop
+              : !flat256, !flatPos -> tensor<64xi64>
           scf.yield %top : tensor<64xi64>
         }
         scf.yield %ranked128 : tensor<64xi64>

@@ -1,16 +1,18 @@
-//===- SortLowering.cpp - bitonic sort through shared scratch ------------===//
+//===- SortLowering.cpp - bitonic sort in registers and scratch ----------===//
 //
-// Keys and payloads are written to scratch arrays (row-major), then a
-// bitonic network runs over them: for every stage (k, j) each thread
-// compare-exchanges pairs `i`, `i + j` (strided by the dimension's inner
-// extent), a CTA barrier separates the stages, and the sorted tiles are read
-// back in their layout. The stages are loops, so code size does not grow
-// with the sorted extent.
+// A bitonic network over the sorted dimension. Where the layout allows, it
+// runs on the registers: pairs held by one thread compare-exchange in
+// place, pairs on two lanes of a warp swap through shfl.bfly, and pairs on
+// two warps swap through shared scratch (each thread writes its elements,
+// one CTA barrier, each reads its partners'; two buffers alternate so one
+// barrier per such stage suffices). That needs every element of the
+// dimension held once: no replicas across lanes, and warps either spread
+// over the dimension without replicas or only replicate a warp-local one.
 //
-// When each warp holds the whole sorted dimension (no warps along it, or
-// warps that only replicate it), the network runs in registers instead:
-// pairs held by one thread compare-exchange in place, pairs on two lanes
-// swap through shfl.bfly, and no barrier or scratch is needed.
+// Other layouts go through scratch for the whole network: keys and payloads
+// are written row-major, every stage (k, j) has each thread compare-exchange
+// pairs `i`, `i + j` with a barrier after it, and the result is read back.
+// Those stages are loops, so code size does not grow with the extent.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,18 +51,10 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     OpBuilder &b = rewriter;
     SmallVector<ValueRange> inputs = {adaptor.getKeys()};
     llvm::append_range(inputs, adaptor.getPayloads());
-    unsigned bd = dist->tileDims[op.getDim()];
-    // Each warp must hold the whole dimension once: no warps along it, or
-    // warps that only replicate a dimension its lanes already cover.
-    int64_t warpSpan = int64_t(dist->blocked.getSizePerThread()[bd]) *
-                       dist->blocked.getThreadsPerWarp()[bd];
-    int64_t extent = keysType.getShape()[op.getDim()];
-    bool warpLocal = dist->blocked.getWarpsPerCTA()[bd] == 1
-                         ? !dist->wraps(bd)
-                         : extent == warpSpan;
-    if (warpLocal) {
+    SortNetwork network = getSortNetwork(op);
+    if (network != SortNetwork::Scratch) {
       SmallVector<SmallVector<Value>> results =
-          emitWarpNetwork(b, loc, op, *dist, inputs);
+          emitRegisterNetwork(b, loc, op, *dist, inputs, network);
       SmallVector<ValueRange> replacements(results.begin(), results.end());
       rewriter.replaceOpWithMultiple(op, replacements);
       return success();
@@ -106,20 +100,28 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     return success();
   }
 
-  /// The bitonic network in registers and lane shuffles, for a dimension
-  /// held by the lanes of one warp. Returns the sorted element lists.
+  /// The bitonic network on the registers: in-thread pairs in place, lane
+  /// pairs through shfl.bfly, and (for SortNetwork::Exchange) warp pairs
+  /// through two alternating scratch buffers. Returns the sorted lists.
   SmallVector<SmallVector<Value>>
-  emitWarpNetwork(OpBuilder &b, Location loc, SortOp op,
-                  const Distribution &dist, ArrayRef<ValueRange> inputs) const {
+  emitRegisterNetwork(OpBuilder &b, Location loc, SortOp op,
+                      const Distribution &dist, ArrayRef<ValueRange> inputs,
+                      SortNetwork network) const {
     SmallVector<SmallVector<Value>> cur;
     for (ValueRange input : inputs)
       cur.emplace_back(input.begin(), input.end());
     unsigned dim = op.getDim();
     unsigned bd = dist.tileDims[dim];
-    int64_t extent =
-        cast<RankedTensorType>(op.getKeys().getType()).getShape()[dim];
+    auto keysType = cast<RankedTensorType>(op.getKeys().getType());
+    ArrayRef<int64_t> shape = keysType.getShape();
+    int64_t extent = shape[dim];
     int64_t size = dist.blocked.getSizePerThread()[bd];
     int64_t lanes = dist.blocked.getThreadsPerWarp()[bd];
+    // Warps spread over the dimension only in an exchange network; warps
+    // of a warp-local one replicate it.
+    int64_t warps = network == SortNetwork::Exchange
+                        ? dist.blocked.getWarpsPerCTA()[bd]
+                        : 1;
     bool descending = op.getDescending();
     bool isFloat = isa<FloatType>(cur[0].front().getType());
     auto c = [&](int64_t v) { return i32Const(b, loc, v); };
@@ -135,9 +137,25 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     };
     ThreadPosition pos = getThreadPosition(b, loc, dist);
     int64_t numElements = dist.numElements();
-    SmallVector<Value> coord;
-    for (int64_t e = 0; e < numElements; ++e)
-      coord.push_back(getElementCoords(b, loc, dist, pos, e)[dim]);
+    SmallVector<Value> coord, linear;
+    for (int64_t e = 0; e < numElements; ++e) {
+      SmallVector<Value> coords = getElementCoords(b, loc, dist, pos, e);
+      coord.push_back(coords[dim]);
+      if (network == SortNetwork::Exchange)
+        linear.push_back(linearize(b, loc, coords, shape));
+    }
+    // Exchange buffers: per array, two halves of the scratch arrays.
+    SmallVector<Type> types;
+    for (ValueRange input : inputs)
+      types.push_back(input.front().getType());
+    int64_t numTile = keysType.getNumElements();
+    int64_t inner = 1;
+    for (int64_t d = dim + 1; d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    int64_t total = 0;
+    SmallVector<int64_t> byteOffsets =
+        getScratchArrayOffsets(types, 2 * numTile, total);
+    int exchanges = 0;
     Value isDescending = LLVM::ConstantOp::create(b, loc, b.getI1Type(),
                                                   b.getBoolAttr(descending));
     for (int64_t k = 2; k <= extent; k *= 2) {
@@ -148,9 +166,19 @@ struct SortLowering : public OpConversionPattern<SortOp> {
           return LLVM::XOrOp::create(b, loc, bitClear(coord[e], k),
                                      isDescending);
         };
-        if (j < size || j >= size * lanes) {
+        // Keeps `other` in place of element e of every array where the
+        // pair is out of order (x: this key, y: the partner's).
+        auto keepPartner = [&](int64_t e, Value x, Value y) -> Value {
+          // The lower element of an ascending pair keeps the smaller key.
+          Value keepSmaller =
+              LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                   bitClear(coord[e], j), ascending(e));
+          return LLVM::SelectOp::create(b, loc, keepSmaller, less(y, x),
+                                        less(x, y));
+        };
+        if (j < size || j >= size * lanes * warps) {
           // Both elements of every pair are in this thread.
-          int64_t flip = j < size ? j : j / lanes;
+          int64_t flip = j < size ? j : j / (lanes * warps);
           for (int64_t e = 0; e < numElements; ++e) {
             SmallVector<int64_t> local = dist.localIndex(e);
             if (local[bd] & flip)
@@ -168,22 +196,50 @@ struct SortLowering : public OpConversionPattern<SortOp> {
           }
           continue;
         }
-        // The partner sits `j / size` lanes away along the dimension.
-        unsigned mask = (j / size) * dist.laneStride(bd);
-        for (int64_t e = 0; e < numElements; ++e) {
-          Value x = cur[0][e];
-          Value y = shuffleXor(b, loc, x, mask);
-          // The lower element of an ascending pair keeps the smaller key.
-          Value keepSmaller =
-              LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                   bitClear(coord[e], j), ascending(e));
-          Value take = LLVM::SelectOp::create(b, loc, keepSmaller, less(y, x),
-                                              less(x, y));
-          for (size_t array = 0; array < cur.size(); ++array) {
-            Value mine = cur[array][e];
-            Value other = array == 0 ? y : shuffleXor(b, loc, mine, mask);
-            cur[array][e] = LLVM::SelectOp::create(b, loc, take, other, mine);
+        if (j < size * lanes) {
+          // The partner sits `j / size` lanes away along the dimension.
+          unsigned mask = (j / size) * dist.laneStride(bd);
+          for (int64_t e = 0; e < numElements; ++e) {
+            Value x = cur[0][e];
+            Value y = shuffleXor(b, loc, x, mask);
+            Value take = keepPartner(e, x, y);
+            for (size_t array = 0; array < cur.size(); ++array) {
+              Value mine = cur[array][e];
+              Value other = array == 0 ? y : shuffleXor(b, loc, mine, mask);
+              cur[array][e] = LLVM::SelectOp::create(b, loc, take, other, mine);
+            }
           }
+          continue;
+        }
+        // The partner is on another warp: through buffer `exchanges % 2`.
+        // Before the first write, earlier users of scratch must be done;
+        // later writes go to the other buffer than the last reads.
+        if (exchanges == 0)
+          ctaBarrier(b, loc);
+        int64_t half = (exchanges++ % 2) * numTile;
+        auto slot = [&](size_t array, Value index) -> Value {
+          int64_t start =
+              byteOffsets[array] / getScratchElementBytes(types[array]);
+          return LLVM::AddOp::create(b, loc, c(start + half), index);
+        };
+        for (size_t array = 0; array < cur.size(); ++array)
+          for (int64_t e = 0; e < numElements; ++e)
+            storeScratch(b, loc, op, cur[array][e], slot(array, linear[e]));
+        ctaBarrier(b, loc);
+        for (int64_t e = 0; e < numElements; ++e) {
+          // Partner index: coordinate xor j along the dimension.
+          Value up = LLVM::AddOp::create(b, loc, linear[e], c(j * inner));
+          Value down = LLVM::SubOp::create(b, loc, linear[e], c(j * inner));
+          Value partner =
+              LLVM::SelectOp::create(b, loc, bitClear(coord[e], j), up, down);
+          SmallVector<Value> others;
+          for (size_t array = 0; array < cur.size(); ++array)
+            others.push_back(
+                loadScratch(b, loc, op, types[array], slot(array, partner)));
+          Value take = keepPartner(e, cur[0][e], others[0]);
+          for (size_t array = 0; array < cur.size(); ++array)
+            cur[array][e] = LLVM::SelectOp::create(b, loc, take, others[array],
+                                                   cur[array][e]);
         }
       }
     }

@@ -34,6 +34,27 @@ mlir::tile::getScratchArrayOffsets(ArrayRef<Type> elementTypes,
   return offsets;
 }
 
+SortNetwork mlir::tile::getSortNetwork(Operation *op) {
+  auto sort = cast<SortOp>(op);
+  auto keys = cast<RankedTensorType>(sort.getKeys().getType());
+  FailureOr<Distribution> dist = getDistribution(keys);
+  if (failed(dist))
+    return SortNetwork::Scratch;
+  unsigned bd = dist->tileDims[sort.getDim()];
+  int64_t warps = dist->blocked.getWarpsPerCTA()[bd];
+  int64_t warpSpan = int64_t(dist->blocked.getSizePerThread()[bd]) *
+                     dist->blocked.getThreadsPerWarp()[bd];
+  // Each warp holds the whole dimension once: no warps along it, or warps
+  // that only replicate a dimension its lanes already cover.
+  if (warps == 1 ? !dist->wraps(bd)
+                 : keys.getDimSize(sort.getDim()) == warpSpan)
+    return SortNetwork::Warp;
+  // Warps spread over the dimension and nothing is replicated along it.
+  if (warps > 1 && !dist->wraps(bd))
+    return SortNetwork::Exchange;
+  return SortNetwork::Scratch;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
@@ -63,6 +84,9 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     return rows * chunks * getScratchElementBytes(src.getElementType());
   }
   if (auto sort = dyn_cast<SortOp>(op)) {
+    SortNetwork network = getSortNetwork(sort);
+    if (network == SortNetwork::Warp)
+      return 0;
     SmallVector<Type> types;
     for (Value v : sort->getOperands())
       types.push_back(cast<RankedTensorType>(v.getType()).getElementType());
@@ -71,7 +95,7 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
         types,
         cast<RankedTensorType>(sort.getKeys().getType()).getNumElements(),
         total);
-    return total;
+    return network == SortNetwork::Exchange ? 2 * total : total;
   }
   if (auto histogram = dyn_cast<HistogramOp>(op))
     return cast<RankedTensorType>(histogram.getResult().getType())

@@ -6,6 +6,13 @@
 #include "mlir/IR/Operation.h"
 
 namespace mlir::tile {
+/// How a tile.sort runs its bitonic network (see SortLowering.cpp): in
+/// registers and shuffles within each warp; the same with the stages that
+/// cross warps exchanged through two scratch buffers; or wholly in scratch.
+enum class SortNetwork { Warp, Exchange, Scratch };
+/// The network of `sort` (a tile.sort whose keys have a register layout).
+SortNetwork getSortNetwork(Operation *sort);
+
 /// Bytes of shared scratch `op` needs to move data between threads (0 when
 /// it works in registers and warp shuffles alone).
 int64_t getScratchBytes(Operation *op);

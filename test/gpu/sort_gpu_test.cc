@@ -1,0 +1,143 @@
+// tile.sort on the GPU: the kernels of kernels/sort_networks.mlir (one per
+// network: exchange with one or several elements per thread, over rows,
+// and the scratch network) sort random keys with many duplicates; keys
+// must come out ordered and every (key, payload) pair must survive.
+// Skips when no CUDA device is present.
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "runtime/module.h"
+#include "test/support/device_fixture.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using cu::CUdeviceptr;
+
+// The kernels are compiled next to this test binary.
+std::string ReadBesideTest(const std::string &name) {
+  char exe[4096] = {};
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  std::string dir = len > 0 ? std::string(exe, len) : std::string(".");
+  dir = dir.substr(0, dir.rfind('/'));
+  std::ifstream in(dir + "/kernels/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SortGpuTest : public DeviceFixture<::testing::Test> {
+protected:
+  void SetUp() override {
+    DeviceFixture::SetUp();
+    if (IsSkipped())
+      return;
+    std::string ptx = ReadBesideTest("sort_networks.ptx");
+    std::string json = ReadBesideTest("sort_networks.json");
+    ASSERT_FALSE(ptx.empty() || json.empty()) << "kernels not built";
+    absl::StatusOr<std::unique_ptr<Module>> module = Module::Load(ptx, json);
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = std::move(*module);
+  }
+
+  // Sorts `rows` rows of keys (with payload 0..n-1 per element) with
+  // kernel `name` and checks each row's order under `before`.
+  template <typename Key, typename Payload>
+  void Check(const char *name, int rows, int n,
+             std::function<Key(std::mt19937 &)> draw,
+             std::function<bool(Key, Key)> before) {
+    absl::StatusOr<const Kernel *> kernel = module_->GetKernel(name);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    std::mt19937 rng(7 + n);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<Key> keys(size_t(rows) * n);
+      std::vector<Payload> payload(keys.size());
+      for (size_t i = 0; i < keys.size(); ++i) {
+        keys[i] = draw(rng);
+        payload[i] = Payload(i % n);
+      }
+      CUdeviceptr dk = Alloc(keys.size() * sizeof(Key)),
+                  dp = Alloc(payload.size() * sizeof(Payload));
+      const auto &api = driver_->api();
+      ASSERT_EQ(api.cuMemcpyHtoD_v2(dk, keys.data(), keys.size() * sizeof(Key)),
+                0);
+      ASSERT_EQ(api.cuMemcpyHtoD_v2(dp, payload.data(),
+                                    payload.size() * sizeof(Payload)),
+                0);
+      const KernelArg args[] = {KernelArg::DevicePtr(dk),
+                                KernelArg::DevicePtr(dp)};
+      absl::Status status = (*kernel)->Launch({1, 1, 1}, args);
+      ASSERT_TRUE(status.ok()) << status;
+      ASSERT_EQ(api.cuCtxSynchronize(), 0);
+      std::vector<Key> gotKeys(keys.size());
+      std::vector<Payload> gotPayload(payload.size());
+      ASSERT_EQ(
+          api.cuMemcpyDtoH_v2(gotKeys.data(), dk, keys.size() * sizeof(Key)),
+          0);
+      ASSERT_EQ(api.cuMemcpyDtoH_v2(gotPayload.data(), dp,
+                                    payload.size() * sizeof(Payload)),
+                0);
+      for (int r = 0; r < rows; ++r) {
+        size_t at = size_t(r) * n;
+        for (int i = 1; i < n; ++i)
+          ASSERT_FALSE(before(gotKeys[at + i], gotKeys[at + i - 1]))
+              << name << " row " << r << ": position " << i << " out of order";
+        std::vector<std::pair<Key, Payload>> want, got;
+        for (int i = 0; i < n; ++i) {
+          want.push_back({keys[at + i], payload[at + i]});
+          got.push_back({gotKeys[at + i], gotPayload[at + i]});
+        }
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        ASSERT_EQ(got, want)
+            << name << " row " << r << ": (key, payload) pairs differ";
+      }
+    }
+  }
+
+  std::unique_ptr<Module> module_;
+};
+
+TEST_F(SortGpuTest, Flat256Descending) {
+  Check<int64_t, int32_t>(
+      "sort_flat256", 1, 256,
+      [](std::mt19937 &rng) {
+        // Few distinct high words: ties broken by the low word.
+        return (int64_t(int32_t(rng() % 7) - 3) << 32) | (rng() % 64);
+      },
+      [](int64_t a, int64_t b) { return a > b; });
+}
+
+TEST_F(SortGpuTest, Repeats2048Ascending) {
+  Check<int32_t, float>(
+      "sort_2048", 1, 2048,
+      [](std::mt19937 &rng) { return int32_t(rng() % 301) - 150; },
+      [](int32_t a, int32_t b) { return a < b; });
+}
+
+TEST_F(SortGpuTest, RowsDescending) {
+  Check<float, int32_t>(
+      "sort_rows", 4, 256,
+      [](std::mt19937 &rng) { return float(int(rng() % 41) - 20) * 0.5f; },
+      [](float a, float b) { return a > b; });
+}
+
+TEST_F(SortGpuTest, ScratchNetworkDescending) {
+  Check<int32_t, int32_t>(
+      "sort_small", 1, 16, [](std::mt19937 &rng) { return int32_t(rng() % 9); },
+      [](int32_t a, int32_t b) { return a > b; });
+}
+
+} // namespace
+} // namespace tilec
