@@ -429,10 +429,10 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
   // Stage 0 selects among the part's elements, stage 1 (last part only)
   // among the candidates of all parts.
-  %done:3 = scf.for %stage = %c0 to %c2 step %c1
-      iter_args(%cur = %packed, %live = %true, %thr1 = %c0)
-      -> (!pi64, i1, i32) : i32 {
-    %next:3 = scf.if %live -> (!pi64, i1, i32) {
+  %done:2 = scf.for %stage = %c0 to %c2 step %c1
+      iter_args(%cur = %packed, %live = %true)
+      -> (!pi64, i1) : i32 {
+    %next:2 = scf.if %live -> (!pi64, i1) {
       %isStage0 = arith.cmpi eq, %stage, %c0 : i32
       %cand = scf.if %isK1 -> (tensor<64xi64>) {
         %m2 = tile.reduce max %cur along 2 : !pi64 -> !gi64
@@ -505,8 +505,63 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               %o = tile.reduce min %perRowMin along 0 : !ri32 -> i32
               scf.yield %o : i32
             } else {
-              // Chosen when the candidates were loaded (below).
-              scf.yield %thr1 : i32
+              // The parts' lists are sorted: if m parts each have j
+              // candidates >= T and m * j >= k, T is low enough. With at
+              // most 64 parts, j = max(ceil(k / parts), min(4, k)) and T is
+              // the m-th largest of the parts' j-th candidates,
+              // m = ceil(k / j); otherwise T is the smallest of them.
+              %pk = arith.addi %parts, %k : i32
+              %pk1 = arith.subi %pk, %c1 : i32
+              %jLow = arith.divui %pk1, %parts : i32
+              %j4 = arith.minsi %k, %c4 : i32
+              %fewParts = arith.cmpi sle, %parts, %c64 : i32
+              %jMany = arith.maxsi %jLow, %j4 : i32
+              %j = arith.select %fewParts, %jMany, %jLow : i32
+              %jm1 = arith.subi %j, %c1 : i32
+              %o = scf.if %fewParts -> (i32) {
+                %kj = arith.addi %k, %jm1 : i32
+                %m = arith.divui %kj, %j : i32
+                %mm1 = arith.subi %m, %c1 : i32
+                %workLenJ = arith.muli %batch, %partLen : i32
+                %listsV = tile.make_view %work[%workLenJ, %c64] strides[%c1, %k]
+                    : !tile.ptr<i64> -> !tile.view<?x?xi64>
+                %rowWorkJ = arith.muli %row, %partLen : i32
+                %atJ = arith.addi %rowWorkJ, %jm1 : i32
+                %pIdx = tile.iota : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>>
+                %pIdx2 = tile.expand_dims %pIdx at 0 : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>> -> tensor<1x64xi32, #lists>
+                %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
+                %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
+                %vj = tile.load %listsV[%atJ, %c0] mask %isPart
+                    pad -9223372036854775808 : i64
+                    : !tile.view<?x?xi64> -> tensor<1x64xi64, #lists>
+                %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
+                %l32V = tile.splat %l32 : tensor<64xi64>
+                %vjh = arith.shrui %vj1, %l32V : tensor<64xi64>
+                %vjk = arith.trunci %vjh : tensor<64xi64> to tensor<64xi32>
+                %vs = tile.sort %vjk along 0 descending : tensor<64xi32>
+                %vi = tile.iota : tensor<64xi32>
+                %mT = tile.splat %mm1 : tensor<64xi32>
+                %isM = arith.cmpi eq, %vi, %mT : tensor<64xi32>
+                %maxV = tile.splat %kmax : tensor<64xi32>
+                %vm = arith.select %isM, %vs, %maxV : tensor<64xi1>, tensor<64xi32>
+                %om = tile.reduce min %vm along 0 : tensor<64xi32> -> i32
+                scf.yield %om : i32
+              } else {
+                %kT = tile.splat %k : !pi32
+                %inList = arith.remui %place, %kT : !pi32
+                %jT = tile.splat %jm1 : !pi32
+                %isJ = arith.cmpi eq, %inList, %jT : !pi32
+                %perRowT = tile.splat %perRow : !pi32
+                %isCand = arith.cmpi slt, %place, %perRowT : !pi32
+                %sel = arith.andi %isJ, %isCand : !pi1
+                %maxT = tile.splat %kmax : !pi32
+                %offers = arith.select %sel, %ckey, %maxT : !pi1, !pi32
+                %o2 = tile.reduce min %offers along 2 : !pi32 -> !gi32
+                %o1 = tile.reduce min %o2 along 1 : !gi32 -> !ri32
+                %o0 = tile.reduce min %o1 along 0 : !ri32 -> i32
+                scf.yield %o0 : i32
+              }
+              scf.yield %o : i32
             }
             scf.yield %offer : i32
           }
@@ -749,7 +804,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
       %lastStage = arith.cmpi eq, %stage, %c1 : i32
       %final = arith.ori %single, %lastStage : i1
-      %r:3 = scf.if %final -> (!pi64, i1, i32) {
+      %r:2 = scf.if %final -> (!pi64, i1) {
         // Key back to float bits (the mapping is its own inverse).
         %l32S = tile.splat %l32 : tensor<64xi64>
         %c31S = tile.splat %c31 : tensor<64xi32>
@@ -772,16 +827,16 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<64xf32>, !tile.view<?xf32>
         tile.store %i64, %outI[%outOff] mask %keep
             : tensor<64xi64>, !tile.view<?xi64>
-        scf.yield %cur, %false, %thr1 : !pi64, i1, i32
+        scf.yield %cur, %false : !pi64, i1
       } else {
-        %h:3 = scf.if %clustered -> (!pi64, i1, i32) {
+        %h:2 = scf.if %clustered -> (!pi64, i1) {
           // Into part 0's buffer; after the barrier part 0 goes on.
           %slotAt = arith.muli %part, %k : i32
           tile.store_shared %cand, %handoff[%slotAt] rank %c0 mask %keep
               : tensor<64xi64>, !tile.smem<128xi64>
           tile.cluster_barrier
           %lead = arith.cmpi eq, %part, %c0 : i32
-          scf.yield %cur, %lead, %thr1 : !pi64, i1, i32
+          scf.yield %cur, %lead : !pi64, i1
         } else {
           // Hand the sorted candidates over; the last part of the row goes
           // on. Rows are 4096 slots apart, so no cache sector holds two rows'
@@ -805,7 +860,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
           %lastPart = arith.subi %parts, %c1 : i32
           %isLast = arith.cmpi eq, %ticket, %lastPart : i32
-          %tk:3 = scf.if %isLast -> (!pi64, i1, i32) {
+          %tk:2 = scf.if %isLast -> (!pi64, i1) {
             tile.fence
             %zero1 = tile.splat %c0 : tensor<1xi32>
             tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
@@ -813,7 +868,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             // read as empty. The direct path loads its own.
             %many = arith.cmpi sgt, %perRow, %c128 : i32
             %need = arith.ori %many, %isK1 : i1
-            %all:2 = scf.if %need -> (!pi64, i32) {
+            %all = scf.if %need -> (!pi64) {
               %perRowT = tile.splat %perRow : !pi32
               %inRow = arith.cmpi slt, %place, %perRowT : !pi32
               %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
@@ -821,82 +876,23 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               %loaded = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
                   pad -9223372036854775808 : i64
                   : !tile.view<?x?x?xi64> -> !pi64
-              // Stage 1's threshold, its loads issued with the candidates'.
-              // The parts' lists are sorted: if m parts each have j
-              // candidates >= T and m * j >= k, T is low enough. With at
-              // most 64 parts, j = max(ceil(k / parts), min(4, k)) and T is
-              // the m-th largest of the parts' j-th candidates,
-              // m = ceil(k / j); otherwise T is the smallest of them.
-              %pk = arith.addi %parts, %k : i32
-              %pk1 = arith.subi %pk, %c1 : i32
-              %jLow = arith.divui %pk1, %parts : i32
-              %j4 = arith.minsi %k, %c4 : i32
-              %fewParts = arith.cmpi sle, %parts, %c64 : i32
-              %jMany = arith.maxsi %jLow, %j4 : i32
-              %j = arith.select %fewParts, %jMany, %jLow : i32
-              %jm1 = arith.subi %j, %c1 : i32
-              %o = scf.if %fewParts -> (i32) {
-                %kj = arith.addi %k, %jm1 : i32
-                %m = arith.divui %kj, %j : i32
-                %mm1 = arith.subi %m, %c1 : i32
-                %workLenJ = arith.muli %batch, %partLen : i32
-                %listsV = tile.make_view %work[%workLenJ, %c64] strides[%c1, %k]
-                    : !tile.ptr<i64> -> !tile.view<?x?xi64>
-                %rowWorkJ = arith.muli %row, %partLen : i32
-                %atJ = arith.addi %rowWorkJ, %jm1 : i32
-                %pIdx = tile.iota : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>>
-                %pIdx2 = tile.expand_dims %pIdx at 0 : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>> -> tensor<1x64xi32, #lists>
-                %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
-                %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
-                %vj = tile.load %listsV[%atJ, %c0] mask %isPart
-                    pad -9223372036854775808 : i64
-                    : !tile.view<?x?xi64> -> tensor<1x64xi64, #lists>
-                %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
-                %l32V = tile.splat %l32 : tensor<64xi64>
-                %vjh = arith.shrui %vj1, %l32V : tensor<64xi64>
-                %vjk = arith.trunci %vjh : tensor<64xi64> to tensor<64xi32>
-                %vs = tile.sort %vjk along 0 descending : tensor<64xi32>
-                %vi = tile.iota : tensor<64xi32>
-                %mT = tile.splat %mm1 : tensor<64xi32>
-                %isM = arith.cmpi eq, %vi, %mT : tensor<64xi32>
-                %maxV = tile.splat %kmax : tensor<64xi32>
-                %vm = arith.select %isM, %vs, %maxV : tensor<64xi1>, tensor<64xi32>
-                %om = tile.reduce min %vm along 0 : tensor<64xi32> -> i32
-                scf.yield %om : i32
-              } else {
-                %l32L = tile.splat %l32 : !pi64
-                %lh = arith.shrui %loaded, %l32L : !pi64
-                %lkey = arith.trunci %lh : !pi64 to !pi32
-                %kT = tile.splat %k : !pi32
-                %inList = arith.remui %place, %kT : !pi32
-                %jT = tile.splat %jm1 : !pi32
-                %isJ = arith.cmpi eq, %inList, %jT : !pi32
-                %isCand = arith.cmpi slt, %place, %perRowT : !pi32
-                %sel = arith.andi %isJ, %isCand : !pi1
-                %maxT = tile.splat %kmax : !pi32
-                %offers = arith.select %sel, %lkey, %maxT : !pi1, !pi32
-                %o2 = tile.reduce min %offers along 2 : !pi32 -> !gi32
-                %o1 = tile.reduce min %o2 along 1 : !gi32 -> !ri32
-                %o0 = tile.reduce min %o1 along 0 : !ri32 -> i32
-                scf.yield %o0 : i32
-              }
-              scf.yield %loaded, %o : !pi64, i32
+              scf.yield %loaded : !pi64
             } else {
-              scf.yield %cur, %thr1 : !pi64, i32
+              scf.yield %cur : !pi64
             }
-            scf.yield %all#0, %true, %all#1 : !pi64, i1, i32
+            scf.yield %all, %true : !pi64, i1
           } else {
-            scf.yield %cur, %false, %thr1 : !pi64, i1, i32
+            scf.yield %cur, %false : !pi64, i1
           }
-          scf.yield %tk#0, %tk#1, %tk#2 : !pi64, i1, i32
+          scf.yield %tk#0, %tk#1 : !pi64, i1
         }
-        scf.yield %h#0, %h#1, %h#2 : !pi64, i1, i32
+        scf.yield %h#0, %h#1 : !pi64, i1
       }
-      scf.yield %r#0, %r#1, %r#2 : !pi64, i1, i32
+      scf.yield %r#0, %r#1 : !pi64, i1
     } else {
-      scf.yield %cur, %false, %thr1 : !pi64, i1, i32
+      scf.yield %cur, %false : !pi64, i1
     }
-    scf.yield %next#0, %next#1, %next#2 : !pi64, i1, i32
+    scf.yield %next#0, %next#1 : !pi64, i1
   }
   return
 }
