@@ -46,6 +46,8 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral kSharedBytesAttrName =
         "tile.shared_bytes";
     static constexpr llvm::StringLiteral kMetadataAttrName = "tile.metadata";
+    /// Unit attribute on an scf.for: keep its invariant code inside it.
+    static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];
 }
 

@@ -128,6 +128,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must list one string per kernel parameter";
     return success();
   }
+  if (name == kNoHoistAttrName) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' is a unit attribute of scf.for";
+    return success();
+  }
   if (name == kSharedBytesAttrName || name == kMetadataAttrName)
     return success();
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";

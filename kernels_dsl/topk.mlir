@@ -428,7 +428,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %handoff = tile.alloc_shared : !tile.smem<128xi64>
 
   // Stage 0 selects among the part's elements, stage 1 (last part only)
-  // among the candidates of all parts.
+  // among the candidates of all parts. The stages take different branches,
+  // so nothing invariant is hoisted out of the loop (tile.no_hoist): every
+  // program would compute stage 1's values up front and keep them live.
   %done:2 = scf.for %stage = %c0 to %c2 step %c1
       iter_args(%cur = %packed, %live = %true)
       -> (!pi64, i1) : i32 {
@@ -893,7 +895,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       scf.yield %cur, %false : !pi64, i1
     }
     scf.yield %next#0, %next#1 : !pi64, i1
-  }
+  } {tile.no_hoist}
   return
 }
 

@@ -38,4 +38,27 @@ def ConvertTileMathToNVVM : Pass<"convert-tile-math-to-nvvm", "::mlir::ModuleOp"
                            "::mlir::arith::ArithDialect"];
 }
 
+def LowerTileLoopHints : Pass<"lower-tile-loop-hints", "::mlir::ModuleOp"> {
+  let summary = "turn tile loop hints into LLVM loop annotations";
+  let description = [{
+    `scf.for` loops marked `tile.no_hoist` get an `llvm.loop_annotation`
+    that disables LLVM's loop-invariant code motion for them. Such loops run
+    different branches on different iterations (stages of a kernel), and
+    hoisting every invariant value of every branch ahead of the loop makes
+    all programs compute them up front and keep them live. Runs before
+    `convert-scf-to-cf`, which carries the annotation to the loop's branch.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def AttachLoopAnnotations : Pass<"attach-loop-annotations", "::mlir::ModuleOp"> {
+  let summary = "make loop annotations on LLVM branches translatable";
+  let description = [{
+    `convert-scf-to-cf` and `convert-cf-to-llvm` leave a loop's annotation
+    as the discardable `llvm.loop_annotation` attribute of its back-edge
+    `llvm.br`/`llvm.cond_br`; translation to LLVM IR reads only the
+    branch's own `loop_annotation`. This pass moves it there.
+  }];
+}
+
 #endif // TILE_LOWERING_PASSES_TD

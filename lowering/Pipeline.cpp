@@ -30,11 +30,13 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   // Per-thread code.
   pm.addPass(createConvertTileToLLVM({options.target}));
   pm.addPass(createConvertTileMathToNVVM());
+  pm.addPass(createLowerTileLoopHints());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createAttachLoopAnnotations());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -326,3 +326,21 @@ func.func @load_shared_pad(%b: !tile.smem<64xf32>, %at: i32) {
   %t = tile.load_shared %b[%at] pad 0 : i32 : !tile.smem<64xf32> -> tensor<64xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.no_hoist' is a unit attribute of scf.for}}
+func.func @no_hoist_on_func() attributes {tile.no_hoist} {
+  return
+}
+
+// -----
+
+func.func @no_hoist_not_unit(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.no_hoist' is a unit attribute of scf.for}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.no_hoist = 1 : i32}
+  return
+}
