@@ -395,6 +395,10 @@ LogicalResult SortOp::verify() {
   if (!llvm::isPowerOf2_64(keys.getDimSize(getDim())))
     return emitOpError() << "sorted extent must be a power of two, got "
                          << keys.getDimSize(getDim());
+  if (getRuns() < 1 || !llvm::isPowerOf2_64(getRuns()) ||
+      getRuns() > keys.getDimSize(getDim()))
+    return emitOpError() << "runs must be a power of two in [1, "
+                         << keys.getDimSize(getDim()) << "], got " << getRuns();
   for (Value payload : getPayloads())
     if (cast<RankedTensorType>(payload.getType()).getShape() != keys.getShape())
       return emitOpError() << "payload tiles must have the key shape "

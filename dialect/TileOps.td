@@ -412,17 +412,24 @@ def Tile_SortOp : Tile_Op<"sort", [Pure,
     Sorts `keys` along `dim` (ascending, or `descending`); each payload tile
     is permuted the same way. Ties keep payload order unspecified.
 
+    `runs N` promises that the keys already form sorted runs of `N`
+    consecutive elements along `dim`, in the sort's direction (a power of
+    two dividing the extent); the sort then only merges them, log2(N)
+    fewer network levels. Keys that break the promise come out unsorted.
+
     ```mlir
     %k, %i = tile.sort %keys, %idx along 0 descending
         : tensor<64xf32>, tensor<64xi32>
+    %m = tile.sort %lists along 1 descending runs 32 : tensor<2x128xi64>
     ```
   }];
   let arguments = (ins Tile_Tile:$keys, Variadic<Tile_Tile>:$payloads,
-                       I32Attr:$dim, UnitAttr:$descending);
+                       I32Attr:$dim, UnitAttr:$descending,
+                       DefaultValuedAttr<I64Attr, "1">:$runs);
   let results = (outs Variadic<Tile_Tile>:$results);
   let assemblyFormat = [{
-    $keys (`,` $payloads^)? `along` $dim (`descending` $descending^)? attr-dict
-    `:` type($keys) (`,` type($payloads)^)?
+    $keys (`,` $payloads^)? `along` $dim (`descending` $descending^)?
+    (`runs` $runs^)? attr-dict `:` type($keys) (`,` type($payloads)^)?
   }];
   let hasVerifier = 1;
 }

@@ -306,6 +306,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 #rank64 = #tile.blocked<size = [2, 8], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #flat = #tile.blocked<size = [1], threads = [32], warps = [8], order = [0]>
+#pairs = #tile.blocked<size = [1, 1], threads = [1, 32], warps = [2, 4], order = [1, 0]>
 !pi1 = tensor<8x32x16xi1, #part>
 !pi32 = tensor<8x32x16xi32, #part>
 !pi64 = tensor<8x32x16xi64, #part>
@@ -320,6 +321,9 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 !row128 = tensor<128xi64, #tile.slice<dim = 1, parent = #rank128>>
 !rank128 = tensor<128xi32, #tile.slice<dim = 1, parent = #rank128>>
 !flat256 = tensor<256xi64, #flat>
+!lists64 = tensor<2x128xi64, #pairs>
+!lists32 = tensor<2x128xi32, #pairs>
+!lists1 = tensor<2x128xi1, #pairs>
 !flatPos = tensor<256xi32, #flat>
 
 func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
@@ -450,13 +454,24 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %stage1 = arith.cmpi eq, %stage, %c1 : i32
         %fewCand = arith.cmpi sle, %perRow, %c128 : i32
         %direct = arith.andi %stage1, %fewCand : i1
+        // 65 to 128 candidates in global lists of a multiple of 32 are
+        // sorted runs of 32: merging them beats ranking them.
+        %kMod32 = arith.remui %k, %c32 : i32
+        %kRuns = arith.cmpi eq, %kMod32, %c0 : i32
+        %over64d = arith.cmpi sgt, %perRow, %c64 : i32
+        %global = arith.xori %clustered, %true : i1
+        %mergeA = arith.andi %direct, %kRuns : i1
+        %mergeB = arith.andi %mergeA, %over64d : i1
+        %mergeLists = arith.andi %mergeB, %global : i1
         %prep:5 = scf.if %direct -> (!row128, i1, !pi1, !pi32, i32) {
           %slotsR = tile.iota : !rank128
           %perRowR = tile.splat %perRow : !rank128
           %inRowR = arith.cmpi slt, %slotsR, %perRowR : !rank128
           %over64 = arith.cmpi sgt, %perRow, %c64 : i32
           %empty128d = tile.splat %lmin : !row128
-          %srd = scf.if %over64 -> (!row128) {
+          %noMerge = arith.xori %mergeLists, %true : i1
+          %loadRow = arith.andi %over64, %noMerge : i1
+          %srd = scf.if %loadRow -> (!row128) {
            %srdc = scf.if %clustered -> (!row128) {
             %fromShared = tile.load_shared %handoff[%c0] mask %inRowR
                 pad -9223372036854775808 : i64
@@ -762,6 +777,37 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               : !row64, !rank64 -> tensor<64xi64>
           scf.yield %top : tensor<64xi64>
         } else {
+        %rankedM = scf.if %mergeLists -> (tensor<64xi64>) {
+          // Row 0 holds the lists (row 1 lies outside the view: empty).
+          %workLenM = arith.muli %batch, %partLen : i32
+          %wvM = tile.make_view %work[%c1, %workLenM] strides[%c128, %c1]
+              : !tile.ptr<i64> -> !tile.view<?x?xi64>
+          %rowWorkM = arith.muli %row, %partLen : i32
+          %colsM1 = tile.iota : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
+          %colsM2 = tile.expand_dims %colsM1 at 0
+              : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
+              -> tensor<1x128xi32, #pairs>
+          %colsM = tile.broadcast %colsM2 : tensor<1x128xi32, #pairs> -> !lists32
+          %rowsM1 = tile.iota : tensor<2xi32, #tile.slice<dim = 1, parent = #pairs>>
+          %rowsM2 = tile.expand_dims %rowsM1 at 1
+              : tensor<2xi32, #tile.slice<dim = 1, parent = #pairs>>
+              -> tensor<2x1xi32, #pairs>
+          %rowsM = tile.broadcast %rowsM2 : tensor<2x1xi32, #pairs> -> !lists32
+          %perRowM = tile.splat %perRow : !lists32
+          %inRowM = arith.cmpi slt, %colsM, %perRowM : !lists32
+          %lists = tile.load %wvM[%c0, %rowWorkM] mask %inRowM
+              pad -9223372036854775808 : i64
+              : !tile.view<?x?xi64> -> !lists64
+          %merged = tile.sort %lists along 1 descending runs 32 : !lists64
+          %zeroM = tile.splat %c0 : !lists32
+          %firstRow = arith.cmpi eq, %rowsM, %zeroM : !lists32
+          %kM = tile.splat %k : !lists32
+          %inK = arith.cmpi slt, %colsM, %kM : !lists32
+          %takeM = arith.andi %firstRow, %inK : !lists1
+          %topM = tile.scatter %merged into %emptySlots[%colsM] mask %takeM
+              : !lists64, !lists32 -> tensor<64xi64>
+          scf.yield %topM : tensor<64xi64>
+        } else {
         %ranked128 = scf.if %prep#1 -> (tensor<64xi64>) {
           %sc = tile.convert_layout %prep#0 : !row128
               -> tensor<128xi64, #tile.slice<dim = 0, parent = #rank128>>
@@ -800,6 +846,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           scf.yield %top : tensor<64xi64>
         }
         scf.yield %ranked128 : tensor<64xi64>
+        }
+        scf.yield %rankedM : tensor<64xi64>
         }
         scf.yield %ranked : tensor<64xi64>
       }

@@ -102,7 +102,11 @@ struct SortLowering : public OpConversionPattern<SortOp> {
 
   /// The bitonic network on the registers: in-thread pairs in place, lane
   /// pairs through shfl.bfly, and (for SortNetwork::Exchange) warp pairs
-  /// through two alternating scratch buffers. Returns the sorted lists.
+  /// through two alternating scratch buffers. Written as merges of sorted
+  /// runs: each level first compares element i of a block of size k with
+  /// element k-1-i (both halves sorted the same way), then halves with
+  /// distances k/4, ..., 1, every pair ordered in the final direction.
+  /// Levels up to the op's `runs` are skipped. Returns the sorted lists.
   SmallVector<SmallVector<Value>>
   emitRegisterNetwork(OpBuilder &b, Location loc, SortOp op,
                       const Distribution &dist, ArrayRef<ValueRange> inputs,
@@ -122,13 +126,23 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     int64_t warps = network == SortNetwork::Exchange
                         ? dist.blocked.getWarpsPerCTA()[bd]
                         : 1;
+    // Coordinate bits along the dimension: [in-thread | lane | warp |
+    // repeat], the in-thread and repeat bits both in the local index.
+    int64_t laneSpan = size * lanes, warpSpan = laneSpan * warps;
     bool descending = op.getDescending();
     bool isFloat = isa<FloatType>(cur[0].front().getType());
     auto c = [&](int64_t v) { return i32Const(b, loc, v); };
-    auto less = [&](Value x, Value y) -> Value {
+    // Whether x belongs before y in the sorted order.
+    auto before = [&](Value x, Value y) -> Value {
       if (isFloat)
-        return LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt, x, y);
-      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, x, y);
+        return LLVM::FCmpOp::create(b, loc,
+                                    descending ? LLVM::FCmpPredicate::ogt
+                                               : LLVM::FCmpPredicate::olt,
+                                    x, y);
+      return LLVM::ICmpOp::create(b, loc,
+                                  descending ? LLVM::ICmpPredicate::sgt
+                                             : LLVM::ICmpPredicate::slt,
+                                  x, y);
     };
     auto bitClear = [&](Value coord, int64_t bit) -> Value {
       return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
@@ -156,64 +170,51 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     SmallVector<int64_t> byteOffsets =
         getScratchArrayOffsets(types, 2 * numTile, total);
     int exchanges = 0;
-    Value isDescending = LLVM::ConstantOp::create(b, loc, b.getI1Type(),
-                                                  b.getBoolAttr(descending));
-    for (int64_t k = 2; k <= extent; k *= 2) {
-      for (int64_t j = k / 2; j >= 1; j /= 2) {
-        // Ascending where the coordinate's bit k is clear (the final
-        // direction), flipped for a descending sort.
-        auto ascending = [&](int64_t e) -> Value {
-          return LLVM::XOrOp::create(b, loc, bitClear(coord[e], k),
-                                     isDescending);
-        };
-        // Keeps `other` in place of element e of every array where the
-        // pair is out of order (x: this key, y: the partner's).
-        auto keepPartner = [&](int64_t e, Value x, Value y) -> Value {
-          // The lower element of an ascending pair keeps the smaller key.
-          Value keepSmaller =
-              LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                   bitClear(coord[e], j), ascending(e));
-          return LLVM::SelectOp::create(b, loc, keepSmaller, less(y, x),
-                                        less(x, y));
-        };
-        if (j < size || j >= size * lanes * warps) {
-          // Both elements of every pair are in this thread.
-          int64_t flip = j < size ? j : j / (lanes * warps);
-          for (int64_t e = 0; e < numElements; ++e) {
-            SmallVector<int64_t> local = dist.localIndex(e);
-            if (local[bd] & flip)
-              continue;
-            local[bd] ^= flip;
-            int64_t f = dist.elementOf(local);
-            Value lo = cur[0][e], hi = cur[0][f];
-            Value swap = LLVM::SelectOp::create(b, loc, ascending(e),
-                                                less(hi, lo), less(lo, hi));
-            for (auto &array : cur) {
-              Value x = array[e], y = array[f];
-              array[e] = LLVM::SelectOp::create(b, loc, swap, y, x);
-              array[f] = LLVM::SelectOp::create(b, loc, swap, x, y);
-            }
+
+    // One step: element at coordinate x pairs with x ^ mask; the one with
+    // bit `high` (mask's top bit) clear keeps the key that goes first.
+    auto step = [&](int64_t mask, int64_t high) {
+      // The partner's local index along the dimension: in-thread and
+      // repeat bits of the mask flipped.
+      int64_t localFlip = (mask & (size - 1)) + (mask / warpSpan) * size;
+      int64_t laneMask = (mask / size) & (lanes - 1);
+      int64_t warpMask = (mask / laneSpan) & (warps - 1);
+      auto partnerOf = [&](int64_t e) {
+        SmallVector<int64_t> local = dist.localIndex(e);
+        local[bd] ^= localFlip;
+        return dist.elementOf(local);
+      };
+      if (laneMask == 0 && warpMask == 0) {
+        // Both elements of every pair are in this thread.
+        for (int64_t e = 0; e < numElements; ++e) {
+          int64_t f = partnerOf(e);
+          SmallVector<int64_t> local = dist.localIndex(e);
+          // Visit each pair once, from its element with bit `high` clear
+          // (a static property of the local index here).
+          int64_t offset = (local[bd] / size) * warpSpan + local[bd] % size;
+          if (offset & high)
+            continue;
+          Value swap = before(cur[0][f], cur[0][e]);
+          for (auto &array : cur) {
+            Value x = array[e], y = array[f];
+            array[e] = LLVM::SelectOp::create(b, loc, swap, y, x);
+            array[f] = LLVM::SelectOp::create(b, loc, swap, x, y);
           }
-          continue;
         }
-        if (j < size * lanes) {
-          // The partner sits `j / size` lanes away along the dimension.
-          unsigned mask = (j / size) * dist.laneStride(bd);
-          for (int64_t e = 0; e < numElements; ++e) {
-            Value x = cur[0][e];
-            Value y = shuffleXor(b, loc, x, mask);
-            Value take = keepPartner(e, x, y);
-            for (size_t array = 0; array < cur.size(); ++array) {
-              Value mine = cur[array][e];
-              Value other = array == 0 ? y : shuffleXor(b, loc, mine, mask);
-              cur[array][e] = LLVM::SelectOp::create(b, loc, take, other, mine);
-            }
-          }
-          continue;
-        }
-        // The partner is on another warp: through buffer `exchanges % 2`.
-        // Before the first write, earlier users of scratch must be done;
-        // later writes go to the other buffer than the last reads.
+        return;
+      }
+      // Each thread computes its own elements from the partners'.
+      SmallVector<SmallVector<Value>> others(cur.size());
+      if (warpMask == 0) {
+        unsigned lanesXor = laneMask * dist.laneStride(bd);
+        for (size_t array = 0; array < cur.size(); ++array)
+          for (int64_t e = 0; e < numElements; ++e)
+            others[array].push_back(
+                shuffleXor(b, loc, cur[array][partnerOf(e)], lanesXor));
+      } else {
+        // Through scratch buffer `exchanges % 2`. Before the first write,
+        // earlier users of scratch must be done; later writes go to the
+        // other buffer than the last reads.
         if (exchanges == 0)
           ctaBarrier(b, loc);
         int64_t half = (exchanges++ % 2) * numTile;
@@ -227,21 +228,33 @@ struct SortLowering : public OpConversionPattern<SortOp> {
             storeScratch(b, loc, op, cur[array][e], slot(array, linear[e]));
         ctaBarrier(b, loc);
         for (int64_t e = 0; e < numElements; ++e) {
-          // Partner index: coordinate xor j along the dimension.
-          Value up = LLVM::AddOp::create(b, loc, linear[e], c(j * inner));
-          Value down = LLVM::SubOp::create(b, loc, linear[e], c(j * inner));
-          Value partner =
-              LLVM::SelectOp::create(b, loc, bitClear(coord[e], j), up, down);
-          SmallVector<Value> others;
+          // Partner index: coordinate xor mask along the dimension.
+          Value partnerCoord = LLVM::XOrOp::create(b, loc, coord[e], c(mask));
+          Value delta = LLVM::MulOp::create(
+              b, loc, LLVM::SubOp::create(b, loc, partnerCoord, coord[e]),
+              c(inner));
+          Value partner = LLVM::AddOp::create(b, loc, linear[e], delta);
           for (size_t array = 0; array < cur.size(); ++array)
-            others.push_back(
+            others[array].push_back(
                 loadScratch(b, loc, op, types[array], slot(array, partner)));
-          Value take = keepPartner(e, cur[0][e], others[0]);
-          for (size_t array = 0; array < cur.size(); ++array)
-            cur[array][e] = LLVM::SelectOp::create(b, loc, take, others[array],
-                                                   cur[array][e]);
         }
       }
+      for (int64_t e = 0; e < numElements; ++e) {
+        // The first of the pair takes the partner's key if it goes first,
+        // the second if it goes after.
+        Value x = cur[0][e], y = others[0][e];
+        Value take = LLVM::SelectOp::create(b, loc, bitClear(coord[e], high),
+                                            before(y, x), before(x, y));
+        for (size_t array = 0; array < cur.size(); ++array)
+          cur[array][e] = LLVM::SelectOp::create(b, loc, take, others[array][e],
+                                                 cur[array][e]);
+      }
+    };
+
+    for (int64_t k = 2 * op.getRuns(); k <= extent; k *= 2) {
+      step(k - 1, k / 2);
+      for (int64_t j = k / 4; j >= 1; j /= 2)
+        step(j, j);
     }
     return cur;
   }

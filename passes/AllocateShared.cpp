@@ -49,8 +49,15 @@ SortNetwork mlir::tile::getSortNetwork(Operation *op) {
   if (warps == 1 ? !dist->wraps(bd)
                  : keys.getDimSize(sort.getDim()) == warpSpan)
     return SortNetwork::Warp;
-  // Warps spread over the dimension and nothing is replicated along it.
-  if (warps > 1 && !dist->wraps(bd))
+  // Warps spread over the dimension and nothing is replicated along it,
+  // and the unrolled network stays small: at most 256 element-steps per
+  // thread (a 2048-key sort with eight keys per thread would take ~8000
+  // instructions of straight-line code; the scratch network loops).
+  int64_t extent = keys.getDimSize(sort.getDim());
+  int64_t levels = llvm::Log2_64(extent) - llvm::Log2_64(sort.getRuns());
+  int64_t steps =
+      levels * (levels + 1) / 2 + levels * llvm::Log2_64(sort.getRuns());
+  if (warps > 1 && !dist->wraps(bd) && dist->numElements() * steps <= 256)
     return SortNetwork::Exchange;
   return SortNetwork::Scratch;
 }

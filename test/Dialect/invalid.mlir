@@ -177,6 +177,22 @@ func.func @sort_extent(%t: tensor<12xf32>) {
 
 // -----
 
+func.func @sort_runs_not_power_of_two(%t: tensor<16xf32>) {
+  // expected-error @+1 {{runs must be a power of two in [1, 16], got 3}}
+  %r = tile.sort %t along 0 runs 3 : tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @sort_runs_too_long(%t: tensor<16xf32>) {
+  // expected-error @+1 {{runs must be a power of two in [1, 16], got 32}}
+  %r = tile.sort %t along 0 runs 32 : tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @histogram_counts(%t: tensor<16xi32>) {
   // expected-error @+1 {{counts are i32, got 'i64'}}
   %h = tile.histogram %t : tensor<16xi32> -> tensor<8xi64>

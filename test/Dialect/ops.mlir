@@ -31,6 +31,7 @@ func.func @memory(%p: !tile.ptr<f32>, %m: i32, %n: i32, %mask: tensor<4x128xi1>)
 // CHECK: tile.reduce add %{{.*}} along 0 : tensor<8xf32> -> f32
 // CHECK: tile.scan add %{{.*}} along 0 reverse exclusive : tensor<128xi32>
 // CHECK: tile.sort %{{.*}}, %{{.*}} along 0 descending : tensor<128xf32>, tensor<128xi32>
+// CHECK: tile.sort %{{.*}} along 0 runs 32 : tensor<128xi32>
 // CHECK: tile.histogram %{{.*}} : tensor<128xi32> -> tensor<256xi32>
 func.func @shapes(%s: f32) -> f32 {
   %a = tile.splat %s : tensor<128xf32>
@@ -41,6 +42,7 @@ func.func @shapes(%s: f32) -> f32 {
   %t = tile.reduce add %r along 0 : tensor<8xf32> -> f32
   %c = tile.scan add %i along 0 reverse exclusive : tensor<128xi32>
   %k, %v = tile.sort %a, %i along 0 descending : tensor<128xf32>, tensor<128xi32>
+  %m = tile.sort %i along 0 runs 32 : tensor<128xi32>
   %h = tile.histogram %c : tensor<128xi32> -> tensor<256xi32>
   return %t : f32
 }

@@ -5,7 +5,8 @@
 // Each row of 32 lies on the 32 lanes of one warp: the bitonic network runs
 // in registers, partners exchanging i64 keys and i32 payloads through
 // shfl.bfly (two 32-bit halves per key), with no scratch and no barrier.
-// 15 stages: lane distances 16, 8, 4, 2, 1 all appear.
+// 15 steps: each merge level starts with the mirror partner (lane xor
+// 1, 3, 7, 15, 31), then halves (8, 4, 2, 1).
 // CHECK-LABEL: llvm.func @sort_rows
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.shfl.sync bfly
@@ -13,10 +14,10 @@
 // CHECK: llvm.return
 // PTX-LABEL: .entry sort_rows
 // PTX-NOT: bar.sync
-// PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 16, 31
+// PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 31, 31
 // PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 8, 31
 // PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 1, 31
-// PTX-DAG: setp.lt.s64
+// PTX-DAG: setp.gt.s64
 // PTX-NOT: bar.sync
 // PTX: ret;
 func.func @sort_rows(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
@@ -55,5 +56,26 @@ func.func @sort_replicated(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num
   %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<64xi32, #pairs>
   %s = tile.sort %k along 0 : tensor<64xi32, #pairs>
   tile.store %s, %v[%c0] : tensor<64xi32, #pairs>, !tile.view<?xi32>
+  return
+}
+
+// Runs of 16 already sorted: only the last merge level runs, the mirror
+// step (lane xor 31) and halves (8, 4, 2, 1); no level below it (whose
+// mirror steps are lane xor 3, 7, 15).
+// PTX-LABEL: .entry merge_halves
+// PTX-NOT: shfl.sync.bfly.b32 {{.*}}, 3, 31
+// PTX-NOT: shfl.sync.bfly.b32 {{.*}}, 15, 31
+// PTX: shfl.sync.bfly.b32 {{.*}}, 31, 31
+// PTX-NOT: shfl.sync.bfly.b32 {{.*}}, 15, 31
+// PTX: ret;
+func.func @merge_halves(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %c8 = arith.constant 8 : i32
+  %v = tile.make_view %p[%c8, %c32] strides[%c32, %c1] : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xi32> -> tensor<8x32xi32>
+  %s = tile.sort %k along 1 runs 16 : tensor<8x32xi32>
+  tile.store %s, %v[%c0, %c0] : tensor<8x32xi32>, !tile.view<?x?xi32>
   return
 }

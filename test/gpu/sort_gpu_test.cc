@@ -1,7 +1,8 @@
-// tile.sort on the GPU: the kernels of kernels/sort_networks.mlir (one per
-// network: exchange with one or several elements per thread, over rows,
-// and the scratch network) sort random keys with many duplicates; keys
-// must come out ordered and every (key, payload) pair must survive.
+// tile.sort on the GPU: the kernels of kernels/sort_networks.mlir (the
+// exchange network with one or two elements per thread and over rows, a
+// merge of sorted runs, and the scratch network for a replicated and for a
+// large tile) sort random keys with many duplicates; keys must come out
+// ordered and every (key, payload) pair must survive.
 // Skips when no CUDA device is present.
 #include <algorithm>
 #include <cstdint>
@@ -53,10 +54,11 @@ protected:
 
   // Sorts `rows` rows of keys (with payload 0..n-1 per element) with
   // kernel `name` and checks each row's order under `before`.
+  // `runs` > 1: each run of that many keys is first sorted by `before`.
   template <typename Key, typename Payload>
   void Check(const char *name, int rows, int n,
              std::function<Key(std::mt19937 &)> draw,
-             std::function<bool(Key, Key)> before) {
+             std::function<bool(Key, Key)> before, int runs = 1) {
     absl::StatusOr<const Kernel *> kernel = module_->GetKernel(name);
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     std::mt19937 rng(7 + n);
@@ -67,6 +69,8 @@ protected:
         keys[i] = draw(rng);
         payload[i] = Payload(i % n);
       }
+      for (size_t at = 0; runs > 1 && at < keys.size(); at += runs)
+        std::sort(keys.begin() + at, keys.begin() + at + runs, before);
       CUdeviceptr dk = Alloc(keys.size() * sizeof(Key)),
                   dp = Alloc(payload.size() * sizeof(Payload));
       const auto &api = driver_->api();
@@ -119,7 +123,23 @@ TEST_F(SortGpuTest, Flat256Descending) {
       [](int64_t a, int64_t b) { return a > b; });
 }
 
-TEST_F(SortGpuTest, Repeats2048Ascending) {
+TEST_F(SortGpuTest, Repeats512Descending) {
+  Check<int32_t, int32_t>(
+      "sort_512", 1, 512,
+      [](std::mt19937 &rng) { return int32_t(rng() % 101) - 50; },
+      [](int32_t a, int32_t b) { return a > b; });
+}
+
+TEST_F(SortGpuTest, MergeSortedRuns) {
+  Check<int64_t, int32_t>(
+      "merge_runs", 2, 128,
+      [](std::mt19937 &rng) {
+        return (int64_t(int32_t(rng() % 11) - 5) << 32) | (rng() % 4);
+      },
+      [](int64_t a, int64_t b) { return a > b; }, /*runs=*/32);
+}
+
+TEST_F(SortGpuTest, Scratch2048Ascending) {
   Check<int32_t, float>(
       "sort_2048", 1, 2048,
       [](std::mt19937 &rng) { return int32_t(rng() % 301) - 150; },

@@ -173,6 +173,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"split_129_candidates", 3, 4096 * 43, 3, Case::kRandn, 1.0f},
         Case{"split_k5_parts", 2, 4096 * 60 + 5, 5, Case::kRandn, 1.0f},
         Case{"split_ties_parts", 2, 4096 * 40, 7, Case::kFewValues, 1.0f},
+        // Stage 1 merging 65-128 candidates in global lists of a multiple
+        // of 32 (too many rows for clusters): ties, k = 64, specials.
+        Case{"merge_ties", 40, 16384, 32, Case::kFewValues, 1.0f},
+        Case{"merge_k64_spikes", 80, 8192, 64, Case::kConstantSpikes, 1.0f},
+        Case{"merge_specials", 40, 16384, 32, Case::kSpecials, 1.0f},
         // Rows whose parts hand over inside a thread-block cluster (2, 3, 4
         // and 8 parts).
         Case{"cluster_k2_tail", 5, 4096 * 2 + 1, 2, Case::kRandn, 1.0f},

@@ -5,6 +5,7 @@
 #flat = #tile.blocked<size = [1], threads = [32], warps = [8], order = [0]>
 #rows = #tile.blocked<size = [1, 2], threads = [1, 32], warps = [2, 4], order = [1, 0]>
 #lanes = #tile.blocked<size = [1], threads = [32], warps = [8], order = [0]>
+#pairs = #tile.blocked<size = [1, 1], threads = [1, 32], warps = [2, 4], order = [1, 0]>
 
 // Exchange network, one element per thread: 256 i64 keys over 8 warps.
 func.func @sort_flat256(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
@@ -23,8 +24,8 @@ func.func @sort_flat256(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
   return
 }
 
-// Exchange network with repeats: 2048 keys, several per thread (default
-// layout), ascending.
+// Scratch network for a large sort: 2048 keys, eight per thread (default
+// layout; an unrolled network would be too long), ascending.
 func.func @sort_2048(%p: !tile.ptr<i32>, %q: !tile.ptr<f32>)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
@@ -75,5 +76,44 @@ func.func @sort_small(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>)
       : tensor<16xi32, #lanes>, tensor<16xi32, #lanes>
   tile.store %sk, %v[%c0] : tensor<16xi32, #lanes>, !tile.view<?xi32>
   tile.store %sx, %w[%c0] : tensor<16xi32, #lanes>, !tile.view<?xi32>
+  return
+}
+
+// Exchange network with repeats: 512 keys, two per thread at coordinates
+// 256 apart, descending.
+func.func @sort_512(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %n = arith.constant 512 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %w = tile.make_view %q[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<512xi32, #flat>
+  %x = tile.load %w[%c0] : !tile.view<?xi32> -> tensor<512xi32, #flat>
+  %sk, %sx = tile.sort %k, %x along 0 descending
+      : tensor<512xi32, #flat>, tensor<512xi32, #flat>
+  tile.store %sk, %v[%c0] : tensor<512xi32, #flat>, !tile.view<?xi32>
+  tile.store %sx, %w[%c0] : tensor<512xi32, #flat>, !tile.view<?xi32>
+  return
+}
+
+// Merge of sorted runs: 2 rows of 128 i64 keys, each row four descending
+// runs of 32, merged along dimension 1 over 4 warps.
+func.func @merge_runs(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c128 = arith.constant 128 : i32
+  %v = tile.make_view %p[%c2, %c128] strides[%c128, %c1]
+      : !tile.ptr<i64> -> !tile.view<?x?xi64>
+  %w = tile.make_view %q[%c2, %c128] strides[%c128, %c1]
+      : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xi64> -> tensor<2x128xi64, #pairs>
+  %x = tile.load %w[%c0, %c0] : !tile.view<?x?xi32> -> tensor<2x128xi32, #pairs>
+  %sk, %sx = tile.sort %k, %x along 1 descending runs 32
+      : tensor<2x128xi64, #pairs>, tensor<2x128xi32, #pairs>
+  tile.store %sk, %v[%c0, %c0] : tensor<2x128xi64, #pairs>, !tile.view<?x?xi64>
+  tile.store %sx, %w[%c0, %c0] : tensor<2x128xi32, #pairs>, !tile.view<?x?xi32>
   return
 }
