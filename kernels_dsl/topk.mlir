@@ -307,6 +307,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 #rank128 = #tile.blocked<size = [4, 16], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 #flat = #tile.blocked<size = [1], threads = [32], warps = [8], order = [0]>
 #pairs = #tile.blocked<size = [1, 1], threads = [1, 32], warps = [2, 4], order = [1, 0]>
+#sample = #tile.blocked<size = [1, 1], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 !pi1 = tensor<8x32x16xi1, #part>
 !pi32 = tensor<8x32x16xi32, #part>
 !pi64 = tensor<8x32x16xi64, #part>
@@ -324,6 +325,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 !lists64 = tensor<2x128xi64, #pairs>
 !lists32 = tensor<2x128xi32, #pairs>
 !lists1 = tensor<2x128xi1, #pairs>
+!sample64 = tensor<32x8xi64, #sample>
+!sample32 = tensor<32x8xi32, #sample>
 !flatPos = tensor<256xi32, #flat>
 
 func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
@@ -361,6 +364,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %lm1 = arith.constant -1 : i64
   %low20 = arith.constant 1048575 : i64
   %lmin = arith.constant -9223372036854775808 : i64
+  %l0 = arith.constant 0 : i64
+  %l2p31 = arith.constant 2147483648 : i64
 
   %row = tile.program_id x
   %part = tile.program_id y
@@ -430,15 +435,27 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %clusterSize = tile.cluster_size
   %clustered = arith.cmpi sgt, %clusterSize, %c1 : i32
   %handoff = tile.alloc_shared : !tile.smem<128xi64>
+  // Stage 1 over more than 128 candidates first tries the parts' first 8
+  // (up to 32 parts, at least 2k of them, k >= 8; see the hand-off).
+  %manyCand = arith.cmpi sgt, %perRow, %c128 : i32
+  %parts8 = arith.muli %parts, %c8 : i32
+  %k2 = arith.muli %k, %c2 : i32
+  %sampleFits = arith.cmpi sge, %parts8, %k2 : i32
+  %partsFit = arith.cmpi sle, %parts, %c32 : i32
+  %kFits = arith.cmpi sge, %k, %c8 : i32
+  %fastA = arith.andi %manyCand, %sampleFits : i1
+  %fastB = arith.andi %partsFit, %kFits : i1
+  %fastOK = arith.andi %fastA, %fastB : i1
 
   // Stage 0 selects among the part's elements, stage 1 (last part only)
   // among the candidates of all parts. The stages take different branches,
   // so nothing invariant is hoisted out of the loop (tile.no_hoist): every
   // program would compute stage 1's values up front and keep them live.
-  %done:2 = scf.for %stage = %c0 to %c2 step %c1
-      iter_args(%cur = %packed, %live = %true)
-      -> (!pi64, i1) : i32 {
-    %next:2 = scf.if %live -> (!pi64, i1) {
+  %done:4 = scf.for %stage = %c0 to %c2 step %c1
+      iter_args(%cur = %packed, %live = %true, %res = %emptySlots,
+                %got = %false)
+      -> (!pi64, i1, tensor<64xi64>, i1) : i32 {
+    %next:4 = scf.if %live -> (!pi64, i1, tensor<64xi64>, i1) {
       %isStage0 = arith.cmpi eq, %stage, %c0 : i32
       %cand = scf.if %isK1 -> (tensor<64xi64>) {
         %m2 = tile.reduce max %cur along 2 : !pi64 -> !gi64
@@ -854,39 +871,17 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
       %lastStage = arith.cmpi eq, %stage, %c1 : i32
       %final = arith.ori %single, %lastStage : i1
-      %r:2 = scf.if %final -> (!pi64, i1) {
-        // Key back to float bits (the mapping is its own inverse).
-        %l32S = tile.splat %l32 : tensor<64xi64>
-        %c31S = tile.splat %c31 : tensor<64xi32>
-        %c1S = tile.splat %c1 : tensor<64xi32>
-        %sh = arith.shrui %cand, %l32S : tensor<64xi64>
-        %sk = arith.trunci %sh : tensor<64xi64> to tensor<64xi32>
-        %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
-        %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
-        %vbits = arith.xori %sk, %kmag : tensor<64xi32>
-        %v = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
-        %ci = arith.trunci %cand : tensor<64xi64> to tensor<64xi32>
-        %i64 = arith.extui %ci : tensor<64xi32> to tensor<64xi64>
-        %totalK = arith.muli %batch, %k : i32
-        %outV = tile.make_view %values[%totalK] strides[%c1]
-            : !tile.ptr<f32> -> !tile.view<?xf32>
-        %outI = tile.make_view %indices[%totalK] strides[%c1]
-            : !tile.ptr<i64> -> !tile.view<?xi64>
-        %outOff = arith.muli %row, %k : i32
-        tile.store %v, %outV[%outOff] mask %keep
-            : tensor<64xf32>, !tile.view<?xf32>
-        tile.store %i64, %outI[%outOff] mask %keep
-            : tensor<64xi64>, !tile.view<?xi64>
-        scf.yield %cur, %false : !pi64, i1
+      %r:4 = scf.if %final -> (!pi64, i1, tensor<64xi64>, i1) {
+        scf.yield %cur, %false, %cand, %true : !pi64, i1, tensor<64xi64>, i1
       } else {
-        %h:2 = scf.if %clustered -> (!pi64, i1) {
+        %h:4 = scf.if %clustered -> (!pi64, i1, tensor<64xi64>, i1) {
           // Into part 0's buffer; after the barrier part 0 goes on.
           %slotAt = arith.muli %part, %k : i32
           tile.store_shared %cand, %handoff[%slotAt] rank %c0 mask %keep
               : tensor<64xi64>, !tile.smem<128xi64>
           tile.cluster_barrier
           %lead = arith.cmpi eq, %part, %c0 : i32
-          scf.yield %cur, %lead : !pi64, i1
+          scf.yield %cur, %lead, %res, %got : !pi64, i1, tensor<64xi64>, i1
         } else {
           // Hand the sorted candidates over; the last part of the row goes
           // on. Rows are 4096 slots apart, so no cache sector holds two rows'
@@ -910,14 +905,71 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
           %lastPart = arith.subi %parts, %c1 : i32
           %isLast = arith.cmpi eq, %ticket, %lastPart : i32
-          %tk:2 = scf.if %isLast -> (!pi64, i1) {
+          %tk:4 = scf.if %isLast -> (!pi64, i1, tensor<64xi64>, i1) {
             tile.fence
             %zero1 = tile.splat %c0 : tensor<1xi32>
             tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
             // Slots past the row's candidates (never written in this call)
             // read as empty. The direct path loads its own.
+            %fast:2 = scf.if %fastOK -> (tensor<64xi64>, i1) {
+            // The parts' first 8 candidates are sorted runs of 8; merged, the
+            // k largest are the row's top k unless some part's 8th is among
+            // them (that part may hold more; then the general path runs).
+            %workLenS = arith.muli %batch, %partLen : i32
+            %wvS = tile.make_view %work[%parts, %workLenS] strides[%k, %c1]
+                : !tile.ptr<i64> -> !tile.view<?x?xi64>
+            %rowWorkS = arith.muli %row, %partLen : i32
+            %firsts = tile.load %wvS[%c0, %rowWorkS]
+                pad -9223372036854775808 : i64
+                : !tile.view<?x?xi64> -> !sample64
+            %sp1 = tile.iota : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
+            %sp2 = tile.expand_dims %sp1 at 1
+                : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
+                -> tensor<32x1xi32, #sample>
+            %sp = tile.broadcast %sp2 : tensor<32x1xi32, #sample> -> !sample32
+            %si1 = tile.iota : tensor<8xi32, #tile.slice<dim = 0, parent = #sample>>
+            %si2 = tile.expand_dims %si1 at 0
+                : tensor<8xi32, #tile.slice<dim = 0, parent = #sample>>
+                -> tensor<1x8xi32, #sample>
+            %si = tile.broadcast %si2 : tensor<1x8xi32, #sample> -> !sample32
+            %c8S = tile.splat %c8 : !sample32
+            %sp8 = arith.muli %sp, %c8S : !sample32
+            %slotS = arith.addi %sp8, %si : !sample32
+            %empty256S = tile.splat %lmin : !flat256
+            // Each part's 8th carries bit 31 of its column word (columns are
+            // below 2^31); it only reorders equal keys, and a top k holding
+            // it is never stored (the general path runs instead).
+            %c7S = tile.splat %c7 : !sample32
+            %is8thS = arith.cmpi eq, %si, %c7S : !sample32
+            %flagBit = tile.splat %l2p31 : !sample64
+            %noBit = tile.splat %l0 : !sample64
+            %mark = arith.select %is8thS, %flagBit, %noBit
+                : tensor<32x8xi1, #sample>, !sample64
+            %marked = arith.ori %firsts, %mark : !sample64
+            %flatS = tile.scatter %marked into %empty256S[%slotS]
+                : !sample64, !sample32 -> !flat256
+            %sortedS = tile.sort %flatS along 0 descending runs 8 : !flat256
+            %posS = tile.iota : !flatPos
+            %kS = tile.splat %k : !flatPos
+            %inTopS = arith.cmpi slt, %posS, %kS : !flatPos
+            %flagF = tile.splat %l2p31 : !flat256
+            %flagged = arith.andi %sortedS, %flagF : !flat256
+            %zeroF = tile.splat %l0 : !flat256
+            %badS = arith.select %inTopS, %flagged, %zeroF
+                : tensor<256xi1, #flat>, !flat256
+            %anyBad = tile.reduce max %badS along 0 : !flat256 -> i64
+            %failed = arith.cmpi ne, %anyBad, %l0 : i64
+            %topS = tile.scatter %sortedS into %emptySlots[%posS] mask %inTopS
+                : !flat256, !flatPos -> tensor<64xi64>
+            scf.yield %topS, %failed : tensor<64xi64>, i1
+            } else {
+              scf.yield %emptySlots, %true : tensor<64xi64>, i1
+            }
+            // Stage 1 runs unless the fast path found the top k.
+            %gotFast = arith.xori %fast#1, %true : i1
             %many = arith.cmpi sgt, %perRow, %c128 : i32
-            %need = arith.ori %many, %isK1 : i1
+            %manyLoad = arith.andi %many, %fast#1 : i1
+            %need = arith.ori %manyLoad, %isK1 : i1
             %all = scf.if %need -> (!pi64) {
               %perRowT = tile.splat %perRow : !pi32
               %inRow = arith.cmpi slt, %place, %perRowT : !pi32
@@ -930,20 +982,47 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             } else {
               scf.yield %cur : !pi64
             }
-            scf.yield %all, %true : !pi64, i1
+            scf.yield %all, %fast#1, %fast#0, %gotFast
+                : !pi64, i1, tensor<64xi64>, i1
           } else {
-            scf.yield %cur, %false : !pi64, i1
+            scf.yield %cur, %false, %res, %got : !pi64, i1, tensor<64xi64>, i1
           }
-          scf.yield %tk#0, %tk#1 : !pi64, i1
+          scf.yield %tk#0, %tk#1, %tk#2, %tk#3 : !pi64, i1, tensor<64xi64>, i1
         }
-        scf.yield %h#0, %h#1 : !pi64, i1
+        scf.yield %h#0, %h#1, %h#2, %h#3 : !pi64, i1, tensor<64xi64>, i1
       }
-      scf.yield %r#0, %r#1 : !pi64, i1
+      scf.yield %r#0, %r#1, %r#2, %r#3 : !pi64, i1, tensor<64xi64>, i1
     } else {
-      scf.yield %cur, %false : !pi64, i1
+      scf.yield %cur, %false, %res, %got : !pi64, i1, tensor<64xi64>, i1
     }
-    scf.yield %next#0, %next#1 : !pi64, i1
+    scf.yield %next#0, %next#1, %next#2, %next#3
+        : !pi64, i1, tensor<64xi64>, i1
   } {tile.no_hoist}
+  // The program that finished the row stores its top k.
+  scf.if %done#3 {
+    // Key back to float bits (the mapping is its own inverse).
+    %l32S = tile.splat %l32 : tensor<64xi64>
+    %c31S = tile.splat %c31 : tensor<64xi32>
+    %c1S = tile.splat %c1 : tensor<64xi32>
+    %sh = arith.shrui %done#2, %l32S : tensor<64xi64>
+    %sk = arith.trunci %sh : tensor<64xi64> to tensor<64xi32>
+    %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
+    %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<64xi32>
+    %v = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
+    %ci = arith.trunci %done#2 : tensor<64xi64> to tensor<64xi32>
+    %i64 = arith.extui %ci : tensor<64xi32> to tensor<64xi64>
+    %totalK = arith.muli %batch, %k : i32
+    %outV = tile.make_view %values[%totalK] strides[%c1]
+        : !tile.ptr<f32> -> !tile.view<?xf32>
+    %outI = tile.make_view %indices[%totalK] strides[%c1]
+        : !tile.ptr<i64> -> !tile.view<?xi64>
+    %outOff = arith.muli %row, %k : i32
+    tile.store %v, %outV[%outOff] mask %keep
+        : tensor<64xf32>, !tile.view<?xf32>
+    tile.store %i64, %outI[%outOff] mask %keep
+        : tensor<64xi64>, !tile.view<?xi64>
+  }
   return
 }
 

@@ -37,7 +37,7 @@ bool SameValue(float a, float b) {
 struct Case {
   const char *name;
   int batch, n, k;
-  enum Kind { kRandn, kConstantSpikes, kFewValues, kSpecials } kind;
+  enum Kind { kRandn, kConstantSpikes, kFewValues, kSpecials, kAscending } kind;
   float scale;
 };
 
@@ -63,6 +63,11 @@ std::vector<float> MakeInput(const Case &c) {
     case Case::kFewValues:
       for (int i = 0; i < c.n; ++i)
         row[i] = float(rng() % 5) - 2.0f;
+      break;
+    case Case::kAscending:
+      // The largest values all sit in the row's last columns.
+      for (int i = 0; i < c.n; ++i)
+        row[i] = float(i) * c.scale;
       break;
     case Case::kSpecials: {
       const float inf = std::numeric_limits<float>::infinity();
@@ -178,6 +183,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"merge_ties", 40, 16384, 32, Case::kFewValues, 1.0f},
         Case{"merge_k64_spikes", 80, 8192, 64, Case::kConstantSpikes, 1.0f},
         Case{"merge_specials", 40, 16384, 32, Case::kSpecials, 1.0f},
+        // Stage 1 over 16-32 parts first merges each part's first 8; it
+        // falls back when one part holds more of the top k (ascending rows:
+        // all of it in the last part), with ties, and with a short last
+        // part.
+        Case{"sample_fallback", 2, 131072, 64, Case::kAscending, 1.0f},
+        Case{"sample_ties", 3, 4096 * 20, 16, Case::kFewValues, 1.0f},
+        Case{"sample_tail", 2, 4096 * 31 + 9, 40, Case::kRandn, 1.0f},
         // Rows whose parts hand over inside a thread-block cluster (2, 3, 4
         // and 8 parts).
         Case{"cluster_k2_tail", 5, 4096 * 2 + 1, 2, Case::kRandn, 1.0f},
