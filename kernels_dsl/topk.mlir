@@ -285,16 +285,21 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 //    parts have their j-th candidate >= T and m * j >= k, T will do: T is
 //    the m-th largest of the parts' j-th candidates (j about 4, a warp
 //    sort of up to 64 lists); with at most 256 candidates all are kept,
-//    and at most 128 are ranked directly from `work` (or, in a cluster,
+//    and at most 128 are taken directly from `work` (or, in a cluster,
 //    from part 0's shared buffer).
 // 2. The survivors (elements >= T, typically about 2k) are compacted by a
-//    prefix count into 64, 128 or 256 slots; each survivor's rank is the
-//    number of survivors above it (a 64 x 64 to 256 x 256 matrix of
-//    compares), and the ranks below k place the result in order, with no
-//    sort.
+//    prefix count into 64, 128 or 256 slots and put in order: up to 128 by
+//    rank (the number of survivors above each, a 64 x 64 or 128 x 128
+//    matrix of compares; ranks below k are the result's slots), 129-256 by
+//    a bitonic sort. Direct stage-1 lists of a multiple of 32 are sorted
+//    runs and are only merged (tile.sort ... runs 32).
 // 3. When more than 256 survive (heavy ties, few valid columns), a radix
 //    select on 11/11/10-bit digits finds the k-th key exactly and the k
 //    elements are taken instead.
+// Rows of 16-32 parts (k >= 8) first try a shortcut when the last part
+// arrives: the parts' first 8 candidates, merged as sorted runs of 8, hold
+// the row's top k unless some part's 8th is among their k largest (that
+// part may hold more); only then does stage 1 load all candidates.
 // k = 1 is a single max reduction (rows of one part use top1_f32 below).
 
 #part = #tile.blocked<size = [1, 1, 16], threads = [1, 32, 1], warps = [8, 1, 1], order = [2, 1, 0]>
