@@ -36,7 +36,8 @@ public:
   const ModuleInfo &info() const { return info_; }
 
   // The JIT's informational log (register and shared-memory usage per
-  // kernel, from ptxas in verbose mode).
+  // kernel, from ptxas in verbose mode); empty when the driver's JIT cache
+  // supplied the compiled module.
   const std::string &jit_info_log() const { return jit_info_log_; }
 
 private:

@@ -92,7 +92,9 @@ TEST_F(GpuTest, AddsOneThroughModuleLoad) {
   absl::StatusOr<std::unique_ptr<Module>> module =
       Module::Load(Fixture().ptx, Fixture().metadata);
   ASSERT_TRUE(module.ok()) << module.status();
-  EXPECT_THAT((*module)->jit_info_log(), HasSubstr("add_one"));
+  // Empty when the driver's JIT cache served the module (no ptxas run).
+  if (!(*module)->jit_info_log().empty())
+    EXPECT_THAT((*module)->jit_info_log(), HasSubstr("add_one"));
   const int n = 1000;
   ExpectAddsOne(**module, n, 1024, {(n + kBlock - 1) / kBlock, 1, 1});
 }
