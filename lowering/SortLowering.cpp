@@ -8,8 +8,11 @@
 // barrier per such stage suffices). That needs every element of the
 // dimension held once: no replicas across lanes, and warps either spread
 // over the dimension without replicas or only replicate a warp-local one.
+// The network is unrolled, so spread-over-warps sorts take it only up to
+// 256 element-steps per thread (getSortNetwork). It is written as merges
+// of sorted runs, which lets `runs N` skip the levels below N.
 //
-// Other layouts go through scratch for the whole network: keys and payloads
+// Other layouts (and larger sorts) go through scratch for the whole network: keys and payloads
 // are written row-major, every stage (k, j) has each thread compare-exchange
 // pairs `i`, `i + j` with a barrier after it, and the result is read back.
 // Those stages are loops, so code size does not grow with the extent.
