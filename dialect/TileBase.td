@@ -46,6 +46,9 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral kSharedBytesAttrName =
         "tile.shared_bytes";
     static constexpr llvm::StringLiteral kMetadataAttrName = "tile.metadata";
+    /// String attribute on the module: the GPU target layouts were chosen
+    /// for (set by tile-assign-layouts, read by the lowering).
+    static constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
     /// Unit attribute on an scf.for: keep its invariant code inside it.
     static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];

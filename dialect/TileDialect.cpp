@@ -134,6 +134,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a unit attribute of scf.for";
     return success();
   }
+  if (name == kTargetAttrName) {
+    if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' is a string attribute of the module";
+    return success();
+  }
   if (name == kSharedBytesAttrName || name == kMetadataAttrName)
     return success();
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";

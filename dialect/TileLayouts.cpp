@@ -84,6 +84,12 @@ static FailureOr<Distribution> distribute(Attribute layout,
     }
     return dist;
   }
+  if (auto mma = dyn_cast<MmaLayoutAttr>(layout)) {
+    BlockedLayoutAttr blocked = getMmaBlockedEquivalent(mma);
+    if (!blocked)
+      return failure();
+    return distribute(blocked, shape);
+  }
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout)) {
     SmallVector<int64_t> parentShape(shape);
     if (slice.getDim() > parentShape.size())
@@ -159,4 +165,38 @@ BlockedLayoutAttr mlir::tile::getDefaultLayout(MLIRContext *context,
   }
   warps[0] *= warpsLeft;
   return BlockedLayoutAttr::get(context, size, threads, warps, order);
+}
+
+BlockedLayoutAttr mlir::tile::getMmaBlockedEquivalent(MmaLayoutAttr mma) {
+  if (mma.getVersion() != 2)
+    return {};
+  return BlockedLayoutAttr::get(mma.getContext(), {1, 2}, {8, 4},
+                                mma.getWarpsPerCTA(), {1, 0});
+}
+
+Attribute mlir::tile::getTransposedLayout(Attribute layout) {
+  if (auto mma = dyn_cast<MmaLayoutAttr>(layout))
+    layout = getMmaBlockedEquivalent(mma);
+  auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(layout);
+  if (!blocked || blocked.getLayoutRank() != 2)
+    return {};
+  auto swap = [](ArrayRef<unsigned> v) {
+    return SmallVector<unsigned>{v[1], v[0]};
+  };
+  SmallVector<unsigned> order;
+  for (unsigned d : blocked.getOrder())
+    order.push_back(1 - d);
+  return BlockedLayoutAttr::get(
+      blocked.getContext(), swap(blocked.getSizePerThread()),
+      swap(blocked.getThreadsPerWarp()), swap(blocked.getWarpsPerCTA()), order);
+}
+
+unsigned mlir::tile::getSwizzleBytes(int64_t rowBytes) {
+  if (rowBytes >= 128)
+    return 128;
+  if (rowBytes >= 64)
+    return 64;
+  if (rowBytes >= 32)
+    return 32;
+  return 0;
 }

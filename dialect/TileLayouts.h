@@ -62,6 +62,34 @@ BlockedLayoutAttr getDefaultLayout(MLIRContext *context,
                                    ArrayRef<int64_t> shape,
                                    unsigned elementBits, unsigned numWarps);
 
+/// The blocked layout that places elements exactly where the accumulator
+/// fragments of `mma` (version 2, mma.sync m16n8) put them: each lane holds
+/// two adjacent columns of rows lane/4 and lane/4 + 8·warps[0] of its
+/// warp's 8×8 blocks; warps interleave by 8 rows and 8 columns, so one
+/// m16n8 fragment covers rows r and r + 8·warps[0] (the matching operand
+/// rows are fetched with the same stride). Null for other versions.
+BlockedLayoutAttr getMmaBlockedEquivalent(MmaLayoutAttr mma);
+
+/// `layout` with its two dimensions swapped (blocked layouts, and slices and
+/// mma layouts through their blocked form); null when there is none.
+Attribute getTransposedLayout(Attribute layout);
+
+/// The shared-memory swizzle (bytes: 0, 32, 64 or 128) for rows of
+/// `rowBytes`: the TMA/tensor-core mode whose span the row fills, so that
+/// eight 16-byte accesses at one column of eight consecutive rows hit
+/// distinct banks.
+unsigned getSwizzleBytes(int64_t rowBytes);
+
+/// The 16-byte chunk that chunk `chunk` of row `row` lands in under a
+/// swizzle of `bytes` (the XOR pattern of the TMA and wgmma swizzle modes).
+inline int64_t swizzleChunk(unsigned bytes, int64_t row, int64_t chunk) {
+  if (bytes < 32)
+    return chunk;
+  int64_t phases = bytes / 16;        // 2, 4 or 8 chunks per phase
+  int64_t rowsPerPhase = 128 / bytes; // 4, 2 or 1 rows share a phase
+  return chunk ^ ((row / rowsPerPhase) % phases);
+}
+
 } // namespace mlir::tile
 
 #endif // TILEC_DIALECT_TILELAYOUTS_H

@@ -1,6 +1,7 @@
 //===- TileOps.cpp - tile dialect operations -----------------------------===//
 
 #include "dialect/TileDialect.h"
+#include "dialect/TileLayouts.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -262,6 +263,26 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+LogicalResult TransposeOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 2)
+    return emitOpError() << "transposes rank-2 tiles, got rank "
+                         << src.getRank();
+  SmallVector<int64_t> expected = {src.getDimSize(1), src.getDimSize(0)};
+  if (result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "result must be "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType())
+                         << " (dimensions swapped), got " << result;
+  if (src.getEncoding() && result.getEncoding() &&
+      result.getEncoding() != getTransposedLayout(src.getEncoding()))
+    return emitOpError() << "result layout must be the operand's with its "
+                            "dimensions swapped";
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
@@ -303,6 +324,35 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
     }
     if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
       rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, convert.getSrc());
+      return success();
+    }
+    // A broadcast or an expand_dims only repeats or regroups what its
+    // operand holds: convert the smaller operand instead of the result (a
+    // per-column scale broadcast over a whole accumulator moves one row).
+    Attribute layout = cast<RankedTensorType>(type).getEncoding();
+    if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+      if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(layout))
+        return failure();
+      auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+      Value src = ConvertLayoutOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(srcType.getShape(), srcType.getElementType(),
+                                layout),
+          broadcast.getSrc());
+      rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, src);
+      return success();
+    }
+    if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
+      if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(layout))
+        return failure();
+      auto srcType = cast<RankedTensorType>(expand.getSrc().getType());
+      Value src = ConvertLayoutOp::create(
+          rewriter, op.getLoc(),
+          RankedTensorType::get(
+              srcType.getShape(), srcType.getElementType(),
+              SliceLayoutAttr::get(op.getContext(), expand.getDim(), layout)),
+          expand.getSrc());
+      rewriter.replaceOpWithNewOp<ExpandDimsOp>(op, type, src, expand.getDim());
       return success();
     }
     return failure();

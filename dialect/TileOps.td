@@ -347,6 +347,24 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "swap the two dimensions of a rank-2 tile";
+  let description = [{
+    `result[j, i] = src[i, j]`. No data moves: the result's layout is the
+    operand's with its dimensions swapped, so a tile loaded along its
+    contiguous dimension stays in the registers that loaded it. The way to
+    feed a K-major (N×K) weight tile to `tile.dot` as its K×N operand.
+
+    ```mlir
+    %bt = tile.transpose %w : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$src);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let summary = "redistribute a tile over the threads";
   let description = [{

@@ -142,6 +142,7 @@ struct ConvertTileToLLVMPass
     populateScatterPatterns(converter, patterns);
     populateAtomicPatterns(converter, patterns);
     populateClusterPatterns(converter, patterns, target);
+    populateMmaSyncPatterns(converter, patterns, target);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -22,11 +22,13 @@ using namespace mlir::tile;
 
 namespace {
 
-/// PTX ISA each target needs: sm_90a features arrived in PTX 8.0, sm_100a
-/// in 8.6.
+/// PTX ISA each target needs: sm_90a features arrived in PTX 8.0 and its
+/// fp8 mma.sync (m16n8k32 e4m3/e5m2) in 8.4, sm_100a in 8.6.
 StringRef getPTXFeatures(StringRef target) {
   if (target == "sm_100a")
     return "+ptx86";
+  if (target == "sm_90a")
+    return "+ptx84";
   return "+ptx80";
 }
 

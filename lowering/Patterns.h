@@ -42,6 +42,10 @@ void populateClusterPatterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns, StringRef target);
 void populateAtomicPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns);
+/// tile.dot with a version-2 mma accumulator (ldmatrix + mma.sync) and
+/// tile.transpose; `target` decides whether fp8 is multiplied as fp8.
+void populateMmaSyncPatterns(TileTypeConverter &converter,
+                             RewritePatternSet &patterns, StringRef target);
 /// Kernels, returns and grid queries.
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);

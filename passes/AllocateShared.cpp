@@ -62,7 +62,30 @@ SortNetwork mlir::tile::getSortNetwork(Operation *op) {
   return SortNetwork::Scratch;
 }
 
+std::optional<DotStaging> mlir::tile::getDotStaging(Operation *op) {
+  auto dot = cast<DotOp>(op);
+  auto acc = cast<RankedTensorType>(dot.getResult().getType());
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
+  if (!mma)
+    return std::nullopt;
+  DotStaging s;
+  s.m = acc.getDimSize(0);
+  s.n = acc.getDimSize(1);
+  s.k = cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+  // The instruction's K covers 32 bytes of each operand row.
+  s.elementBytes = 32 / mma.getInstrShape()[2];
+  s.rowBytes = s.k * s.elementBytes;
+  s.swizzleBytes = getSwizzleBytes(s.rowBytes);
+  s.offsetB = llvm::alignTo(s.m * s.rowBytes, 128);
+  s.totalBytes = s.offsetB + s.n * s.rowBytes;
+  return s;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
+  if (isa<DotOp>(op)) {
+    std::optional<DotStaging> staging = getDotStaging(op);
+    return staging ? staging->totalBytes : 0;
+  }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
     FailureOr<Distribution> dist = getDistribution(src);

@@ -40,12 +40,46 @@ bool isRematerializable(Value value) {
   return false;
 }
 
+/// Splits `numWarps` between the M and N extents of a dot's M×N tile so
+/// that each warp's share is a whole number of m16n8 fragments and the
+/// warp reads the fewest operand rows (M/wm + N/wn); ties go to more warps
+/// along M. None when the tile is too small for the warps.
+std::optional<std::pair<unsigned, unsigned>>
+chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
+  std::optional<std::pair<unsigned, unsigned>> best;
+  int64_t bestCost = 0;
+  for (unsigned wm = 1; wm <= numWarps; wm *= 2) {
+    unsigned wn = numWarps / wm;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0)
+      continue;
+    int64_t cost = m / wm + n / wn;
+    if (!best || cost <= bestCost) {
+      best = {wm, wn};
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/// The instruction shape (M, N, K) of the mma.sync a dot of `elementType`
+/// operands uses on `target`: m16n8k16 for 16-bit types; m16n8k32 for fp8
+/// where the target multiplies fp8 (sm_89 and later), otherwise m16n8k16
+/// on operands widened to bf16.
+SmallVector<unsigned> getMmaSyncInstr(Type elementType, StringRef target) {
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elementType);
+  if (fp8 && target != "sm_80")
+    return {16, 8, 32};
+  return {16, 8, 16};
+}
+
 class LayoutAssigner {
 public:
-  LayoutAssigner(func::FuncOp func, unsigned numWarps)
-      : func(func), numWarps(numWarps) {}
+  LayoutAssigner(func::FuncOp func, unsigned numWarps, StringRef target)
+      : func(func), numWarps(numWarps), target(target) {}
 
   LogicalResult run() {
+    if (failed(chooseAccumulatorLayouts()))
+      return failure();
     WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       return failed(visit(op)) ? WalkResult::interrupt()
                                : WalkResult::advance();
@@ -77,7 +111,46 @@ private:
   }
 
   void setDefault(Value value) {
-    setLayout(value, defaultLayout(value.getType()));
+    auto it = preferred.find(value);
+    setLayout(value, it != preferred.end() ? it->second
+                                           : defaultLayout(value.getType()));
+  }
+
+  /// The accumulator layout of every dot, and the layout the initial value
+  /// of a loop-carried accumulator is created in (so that the loop carries
+  /// the accumulator in registers without converting it each iteration).
+  LogicalResult chooseAccumulatorLayouts() {
+    WalkResult result = func.walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      auto warps =
+          chooseMmaWarps(acc.getDimSize(0), acc.getDimSize(1), numWarps);
+      if (!warps) {
+        dot.emitOpError() << "a " << acc.getDimSize(0) << "x"
+                          << acc.getDimSize(1) << " accumulator cannot be "
+                          << "split over " << numWarps
+                          << " warps in m16n8 fragments; use M a multiple "
+                             "of 16 and N of 8 per warp, or fewer warps";
+        return WalkResult::interrupt();
+      }
+      auto layout = MmaLayoutAttr::get(
+          func.getContext(), 2, {warps->first, warps->second},
+          getMmaSyncInstr(a.getElementType(), target));
+      dotLayouts[dot] = layout;
+      // Follow the accumulator back through loop-carried arguments to the
+      // value that starts it.
+      Value init = dot.getAcc();
+      while (auto arg = dyn_cast<BlockArgument>(init)) {
+        auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (!forOp || arg.getArgNumber() == 0)
+          break;
+        init = forOp.getInitArgs()[arg.getArgNumber() - 1];
+      }
+      if (!isa<BlockArgument>(init))
+        preferred.try_emplace(init, layout);
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   LogicalResult visit(Operation *op) {
@@ -119,7 +192,16 @@ private:
       return visitLoad(load);
     if (auto load = dyn_cast<LoadSharedOp>(op))
       return visitLoad(load);
-    if (isa<IotaOp, SplatOp, GatherOp, DotOp>(op)) {
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      Attribute layout = dotLayouts.lookup(dot);
+      setLayout(dot.getResult(), layout);
+      convertOperand(dot.getAccMutable(),
+                     withLayout(dot.getAcc().getType(), layout));
+      return success();
+    }
+    if (auto transpose = dyn_cast<TransposeOp>(op))
+      return visitTranspose(transpose);
+    if (isa<IotaOp, SplatOp, GatherOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();
@@ -214,17 +296,34 @@ private:
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!dense)
       return constant.emitOpError("tile constants must be dense elements");
-    auto type =
-        withLayout(constant.getType(), defaultLayout(constant.getType()));
+    Attribute layout = preferred.lookup(constant.getResult());
+    auto type = withLayout(constant.getType(),
+                           layout ? layout : defaultLayout(constant.getType()));
     constant.setValueAttr(
         DenseElementsAttr::getFromRawBuffer(type, dense.getRawData()));
     constant.getResult().setType(type);
     return success();
   }
 
+  /// The result holds the operand's registers with the dimensions
+  /// swapped; an operand whose layout has no transposed form is first
+  /// converted to the default.
+  LogicalResult visitTranspose(TransposeOp transpose) {
+    auto src = cast<RankedTensorType>(transpose.getSrc().getType());
+    Attribute layout = getTransposedLayout(src.getEncoding());
+    if (!layout) {
+      convertOperand(transpose.getSrcMutable(),
+                     withLayout(src, defaultLayout(src)));
+      layout = getTransposedLayout(layoutOf(transpose.getSrc()));
+    }
+    setLayout(transpose.getResult(), layout);
+    return success();
+  }
+
   LogicalResult visitReduce(ReduceOp reduce) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
-    if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(src.getEncoding())) {
+    if (!isa<BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr>(
+            src.getEncoding())) {
       convertOperand(reduce.getSrcMutable(),
                      withLayout(src, defaultLayout(src)));
       src = cast<RankedTensorType>(reduce.getSrc().getType());
@@ -292,6 +391,9 @@ private:
 
   func::FuncOp func;
   unsigned numWarps;
+  StringRef target;
+  DenseMap<Operation *, Attribute> dotLayouts;
+  DenseMap<Value, Attribute> preferred;
 };
 
 struct AssignLayoutsPass
@@ -306,9 +408,11 @@ struct AssignLayoutsPass
                            : unsigned(defaultNumWarps);
       func->setAttr(TileDialect::kNumWarpsAttrName,
                     Builder(func).getI32IntegerAttr(warps));
-      if (failed(LayoutAssigner(func, warps).run()))
+      if (failed(LayoutAssigner(func, warps, target).run()))
         return signalPassFailure();
     }
+    getOperation()->setAttr(TileDialect::kTargetAttrName,
+                            StringAttr::get(&getContext(), target));
   }
 };
 } // namespace

@@ -15,10 +15,19 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     branches keep one layout per carried value. Where two layouts meet, a
     `tile.convert_layout` is inserted (values any thread can recompute, such
     as splats and iotas, are rebuilt instead by canonicalization).
+
+    Dots get the accumulator layout of the target's tensor-core
+    instruction (`#tile.mma`): version 2 (mma.sync m16n8k16, or m16n8k32
+    for fp8 where the target has it) with the warps split between M and N
+    so that each warp reads the fewest operand bytes. Loop-carried
+    accumulators are created in that layout, so the loop converts nothing.
+    The target is recorded on the module as `tile.target`.
   }];
   let options = [
     Option<"defaultNumWarps", "num-warps", "unsigned", "4",
-           "warps per CTA for kernels without tile.num_warps">
+           "warps per CTA for kernels without tile.num_warps">,
+    Option<"target", "target", "std::string", "\"sm_90a\"",
+           "GPU target whose tensor-core instructions dots are laid out for">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -13,6 +13,24 @@ enum class SortNetwork { Warp, Exchange, Scratch };
 /// The network of `sort` (a tile.sort whose keys have a register layout).
 SortNetwork getSortNetwork(Operation *sort);
 
+/// Where a tensor-core dot stages its operands in scratch: A as M rows of K
+/// elements, B transposed as N rows of K elements (both K-contiguous, so
+/// `ldmatrix` reads fragments of either without transposing), each row
+/// swizzled in 16-byte chunks.
+struct DotStaging {
+  int64_t m, n, k;
+  /// Bytes of one staged element: 1 for fp8 multiplied as fp8, 2 otherwise
+  /// (fp8 on targets without fp8 mma.sync is widened to bf16).
+  int64_t elementBytes;
+  int64_t rowBytes;      // k * elementBytes
+  unsigned swizzleBytes; // 0, 32, 64 or 128
+  int64_t offsetB;       // byte offset of B's rows
+  int64_t totalBytes;
+};
+/// The staging of `dot` (a tile.dot with a #tile.mma accumulator), or
+/// nothing when its accumulator has no mma layout yet.
+std::optional<DotStaging> getDotStaging(Operation *dot);
+
 /// Bytes of shared scratch `op` needs to move data between threads (0 when
 /// it works in registers and warp shuffles alone).
 int64_t getScratchBytes(Operation *op);

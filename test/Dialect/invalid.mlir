@@ -209,6 +209,22 @@ func.func @dot_k(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16x
 
 // -----
 
+func.func @transpose_shape(%a: tensor<16x32xf16>) {
+  // expected-error @+1 {{result must be 'tensor<32x16xf16>' (dimensions swapped), got 'tensor<16x32xf16>'}}
+  %t = tile.transpose %a : tensor<16x32xf16> -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+func.func @transpose_rank(%a: tensor<16xf16>) {
+  // expected-error @+1 {{transposes rank-2 tiles, got rank 1}}
+  %t = tile.transpose %a : tensor<16xf16> -> tensor<16xf16>
+  return
+}
+
+// -----
+
 func.func @dot_types(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>, %c: tensor<16x16xf16>) {
   // expected-error @+1 {{unsupported element types 'f8E4M3FN' x 'f8E4M3FN' -> 'f16'}}
   %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> -> tensor<16x16xf16>

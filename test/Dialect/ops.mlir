@@ -55,6 +55,7 @@ func.func @shapes(%s: f32) -> f32 {
 // CHECK: tile.atomic max %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
 // CHECK: tile.fence
 // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
+// CHECK: tile.transpose %{{.*}} : tensor<64x128xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
 func.func @gather_atomic_dot(%kv: !tile.view<?x?xbf16>, %rows: tensor<16x64xi32>,
     %cols: tensor<16x64xi32>, %hist: !tile.view<?xi32>, %bins: tensor<256xi32>,
     %a: tensor<128x64xf8E4M3FN>, %b: tensor<64x128xf8E4M3FN>,
@@ -65,6 +66,7 @@ func.func @gather_atomic_dot(%kv: !tile.view<?x?xbf16>, %rows: tensor<16x64xi32>
   %m = tile.atomic max %acc2d[%rows, %cols], %vals : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
   tile.fence
   %d = tile.dot %a, %b, %acc : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN> -> tensor<128x128xf32>
+  %t = tile.transpose %b : tensor<64x128xf8E4M3FN> -> tensor<128x64xf8E4M3FN>
   return
 }
 

@@ -6,7 +6,7 @@
 
 // SM80: .version 8.0
 // SM80: .target sm_80
-// SM90: .version 8.0
+// SM90: .version 8.4
 // SM90: .target sm_90a
 // SM100: .version 8.6
 // SM100: .target sm_100a

@@ -1,0 +1,374 @@
+//===- MmaSyncLowering.cpp - tile.dot on mma.sync -------------------------===//
+//
+// A dot whose accumulator has a `#tile.mma<version = 2>` layout runs on the
+// warp-level tensor-core instruction `mma.sync` (m16n8k16 for 16-bit
+// operands, m16n8k32 for fp8 from sm_89 on):
+//
+//  1. every thread stores the operand elements it holds into scratch: A as
+//     M rows of K, B transposed as N rows of K, 16-byte vectors wherever
+//     the layout gives a thread consecutive K elements, each row's 16-byte
+//     chunks XOR-swizzled (the TMA/wgmma 32/64/128-byte modes) so that the
+//     eight rows one `ldmatrix` phase reads sit in distinct banks;
+//  2. after a barrier, each warp reads its fragments with `ldmatrix` (no
+//     transposition: both operands are K-contiguous, which is also what
+//     fp8 fragments need) and issues one `mma.sync` per m16n8 fragment and
+//     K step;
+//  3. the accumulator stays in registers: the mma layout is the blocked
+//     layout its fragments form (see getMmaBlockedEquivalent), so the
+//     epilogue, reductions and stores read it without conversion.
+//
+// fp8 operands on sm_80, which has no fp8 mma.sync, are widened to bf16 as
+// they are staged (exactly: every e4m3/e5m2 value is a bf16 value).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LoweringUtils.h"
+#include "lowering/Patterns.h"
+
+#include "dialect/TileDialect.h"
+#include "passes/SharedMemory.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+/// An fp8 value (held as i8) as the bf16 with the same value.
+Value widenFp8ToBF16(OpBuilder &b, Location loc, Value byte, bool e5m2) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+  Value x = LLVM::ZExtOp::create(b, loc, i32, byte);
+  Value sign = LLVM::ShlOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, x, c(0x80)), c(24));
+  Value f32;
+  if (e5m2) {
+    // e5m2 is the upper byte of an f16.
+    Value half = LLVM::TruncOp::create(b, loc, b.getI16Type(),
+                                       LLVM::ShlOp::create(b, loc, x, c(8)));
+    f32 = LLVM::FPExtOp::create(
+        b, loc, b.getF32Type(),
+        LLVM::BitcastOp::create(b, loc, b.getF16Type(), half));
+  } else {
+    // e4m3fn: bias 7, no infinities, S.1111.111 is NaN.
+    Value exp = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, x, c(3)), c(0xF));
+    Value man = LLVM::AndOp::create(b, loc, x, c(7));
+    Value normal = LLVM::OrOp::create(
+        b, loc,
+        LLVM::OrOp::create(
+            b, loc, sign,
+            LLVM::ShlOp::create(
+                b, loc, LLVM::AddOp::create(b, loc, exp, c(120)), c(23))),
+        LLVM::ShlOp::create(b, loc, man, c(20)));
+    // Subnormals: man · 2^-9, exactly representable.
+    Value subMagnitude = LLVM::FMulOp::create(
+        b, loc, LLVM::UIToFPOp::create(b, loc, b.getF32Type(), man),
+        LLVM::ConstantOp::create(b, loc, b.getF32Type(),
+                                 b.getF32FloatAttr(1.0f / 512.0f)));
+    Value subnormal = LLVM::OrOp::create(
+        b, loc, LLVM::BitcastOp::create(b, loc, i32, subMagnitude), sign);
+    Value isSub =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, exp, c(0));
+    Value bits = LLVM::SelectOp::create(b, loc, isSub, subnormal, normal);
+    Value isNaN =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                             LLVM::AndOp::create(b, loc, x, c(0x7F)), c(0x7F));
+    bits = LLVM::SelectOp::create(b, loc, isNaN, c(0x7FC00000), bits);
+    f32 = LLVM::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  }
+  return LLVM::FPTruncOp::create(b, loc, b.getBF16Type(), f32);
+}
+
+/// Byte offset, within an operand's staged rows, of column `col` (in
+/// elements) of row `row`, under the staging's swizzle.
+Value stagedOffset(OpBuilder &b, Location loc, const DotStaging &s, Value row,
+                   Value col) {
+  Value byte =
+      LLVM::MulOp::create(b, loc, col, i32Const(b, loc, s.elementBytes));
+  Value chunk = LLVM::LShrOp::create(b, loc, byte, i32Const(b, loc, 4));
+  Value inChunk = LLVM::AndOp::create(b, loc, byte, i32Const(b, loc, 15));
+  if (s.swizzleBytes >= 32) {
+    int64_t phases = s.swizzleBytes / 16, rowsPerPhase = 128 / s.swizzleBytes;
+    Value phase = LLVM::AndOp::create(
+        b, loc,
+        LLVM::LShrOp::create(b, loc, row,
+                             i32Const(b, loc, llvm::Log2_64(rowsPerPhase))),
+        i32Const(b, loc, phases - 1));
+    chunk = LLVM::XOrOp::create(b, loc, chunk, phase);
+  }
+  Value rowStart =
+      LLVM::MulOp::create(b, loc, row, i32Const(b, loc, s.rowBytes));
+  return LLVM::AddOp::create(
+      b, loc, rowStart,
+      LLVM::AddOp::create(
+          b, loc, LLVM::ShlOp::create(b, loc, chunk, i32Const(b, loc, 4)),
+          inChunk));
+}
+
+Value scratchByte(OpBuilder &b, Location loc, int64_t base, Value offset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value start = LLVM::AddressOfOp::create(b, loc, ptrType, kSharedMemorySymbol);
+  Value at = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, base));
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), start,
+                             ValueRange{at});
+}
+
+/// Stores the elements of one operand tile into its staged rows. `rowDim`
+/// is the tile dimension that indexes staged rows, the other one is K.
+LogicalResult stageOperand(OpBuilder &b, Location loc, Operation *op,
+                           RankedTensorType type, ValueRange values,
+                           unsigned rowDim, int64_t base, const DotStaging &s) {
+  FailureOr<Distribution> dist = getDistribution(type);
+  if (failed(dist))
+    return op->emitOpError("dot operand ")
+           << type << " has no register layout; run tile-assign-layouts";
+  unsigned kDim = 1 - rowDim;
+  unsigned kBlocked = dist->tileDims[kDim];
+  bool widen = isFp8(type.getElementType()) && s.elementBytes == 2;
+  bool e5m2 = isa<Float8E5M2Type>(type.getElementType());
+  // Consecutive elements of a thread along K go out as one vector of up to
+  // 16 bytes when K is the layout's fastest dimension.
+  int64_t vec = 1;
+  if (dist->blocked.getOrder()[0] == kBlocked)
+    vec = std::min<int64_t>(dist->blocked.getSizePerThread()[kBlocked],
+                            16 / s.elementBytes);
+  vec = std::max<int64_t>(1, vec);
+  Type stagedType = s.elementBytes == 1 ? Type(b.getI8Type())
+                    : widen             ? Type(b.getBF16Type())
+                                        : values.front().getType();
+  ThreadPosition pos = getThreadPosition(b, loc, *dist);
+  for (int64_t e = 0; e < dist->numElements(); e += vec) {
+    SmallVector<Value> coords = getElementCoords(b, loc, *dist, pos, e);
+    Value offset = stagedOffset(b, loc, s, coords[rowDim], coords[kDim]);
+    Value addr = scratchByte(b, loc, base, offset);
+    SmallVector<Value> run;
+    for (int64_t i = 0; i < vec; ++i) {
+      Value v = values[e + i];
+      run.push_back(widen ? widenFp8ToBF16(b, loc, v, e5m2) : v);
+    }
+    if (vec == 1) {
+      LLVM::StoreOp::create(b, loc, run[0], addr);
+      continue;
+    }
+    auto vecType = VectorType::get({vec}, stagedType);
+    Value packed = LLVM::UndefOp::create(b, loc, vecType);
+    for (auto [i, v] : llvm::enumerate(run))
+      packed =
+          LLVM::InsertElementOp::create(b, loc, packed, v, i32Const(b, loc, i));
+    LLVM::StoreOp::create(b, loc, packed, addr, vec * s.elementBytes);
+  }
+  return success();
+}
+
+/// `ldmatrix` of `num` 8×8 b16 matrices (one 16-byte row per lane) from
+/// the per-lane address `addr`; the registers as i32s.
+SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value addr,
+                                unsigned num) {
+  Type i32 = b.getI32Type();
+  Type resultType = num == 1 ? i32
+                             : LLVM::LLVMStructType::getLiteral(
+                                   b.getContext(), SmallVector<Type>(num, i32));
+  Value loaded = NVVM::LdMatrixOp::create(
+      b, loc, resultType, addr, num, NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  if (num == 1)
+    return {loaded};
+  SmallVector<Value> regs;
+  for (unsigned i = 0; i < num; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, i));
+  return regs;
+}
+
+/// One mma.sync: D = A·B + C on m16n8k`k` fragments. fp8 shapes, which
+/// the NVVM dialect's op does not accept yet, call the NVPTX intrinsic
+/// directly.
+Value createMma(OpBuilder &b, Location loc, Type accStruct, ValueRange a,
+                ValueRange bRegs, ValueRange c, int64_t k,
+                NVVM::MMATypes ptxType) {
+  if (ptxType == NVVM::MMATypes::e4m3 || ptxType == NVVM::MMATypes::e5m2) {
+    std::string name =
+        llvm::formatv("llvm.nvvm.mma.m16n8k32.row.col.f32.{0}.{0}.f32",
+                      NVVM::stringifyMMATypes(ptxType));
+    SmallVector<Value> args(a.begin(), a.end());
+    args.append(bRegs.begin(), bRegs.end());
+    args.append(c.begin(), c.end());
+    return LLVM::CallIntrinsicOp::create(b, loc, accStruct,
+                                         b.getStringAttr(name), args)
+        .getResult(0);
+  }
+  return NVVM::MmaOp::create(
+      b, loc, accStruct, a, bRegs, c, ArrayRef<int64_t>{16, 8, k}, std::nullopt,
+      std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+}
+
+struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
+  DotMmaSyncLowering(TypeConverter &converter, MLIRContext *context,
+                     StringRef target)
+      : OpConversionPattern(converter, context), target(target.str()) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto accType = cast<RankedTensorType>(op.getResult().getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(accType.getEncoding());
+    if (!mma || mma.getVersion() != 2)
+      return failure();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    Type element = aType.getElementType();
+    if (!accType.getElementType().isF32() ||
+        !(element.isBF16() || element.isF16() || isFp8(element)))
+      return op.emitOpError("mma.sync lowering supports bf16, f16 and fp8 "
+                            "operands with f32 accumulation, got ")
+             << element << " -> " << accType.getElementType();
+    ArrayRef<unsigned> instr = mma.getInstrShape();
+    if (instr[0] != 16 || instr[1] != 8 || (instr[2] != 16 && instr[2] != 32))
+      return op.emitOpError("mma.sync instruction shape must be m16n8k16 or "
+                            "m16n8k32");
+    bool fp8Mma = instr[2] == 32;
+    if (fp8Mma && (!isFp8(element) || target == "sm_80"))
+      return op.emitOpError("m16n8k32 needs fp8 operands and sm_89 or later; "
+                            "target is ")
+             << target;
+    std::optional<DotStaging> s = getDotStaging(op);
+    unsigned wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+    if (s->m % (16 * wm) || s->n % (8 * wn) || s->k % instr[2])
+      return op.emitOpError("a ")
+             << s->m << "x" << s->n << "x" << s->k
+             << " dot does not split into m16n8k" << instr[2]
+             << " steps over warps " << wm << "x" << wn;
+    if (!llvm::isPowerOf2_64(s->rowBytes))
+      return op.emitOpError("K must be a power of two, got ") << s->k;
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    // 1. Stage the operands (the barrier first protects scratch that an
+    //    earlier op may still be reading).
+    ctaBarrier(b, loc);
+    if (failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0, 0,
+                            *s)) ||
+        failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
+                            s->offsetB, *s)))
+      return failure();
+    ctaBarrier(b, loc);
+
+    // 2. Per-lane fragment rows. Rows of one m16 fragment are 8·wm apart
+    //    (see getMmaBlockedEquivalent); the swizzle phase of a lane's row
+    //    is the same for every fragment, as fragments start 8-row aligned.
+    FailureOr<Distribution> accDist = getDistribution(accType);
+    ThreadPosition pos = getThreadPosition(b, loc, *accDist);
+    Value lane = pos.lane;
+    auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+    Value r8 = LLVM::AndOp::create(b, loc, lane, c(7));
+    Value matrix = LLVM::LShrOp::create(b, loc, lane, c(3)); // 0..3
+    Value low = LLVM::AndOp::create(b, loc, matrix, c(1));
+    Value high = LLVM::LShrOp::create(b, loc, matrix, c(1));
+    // A: matrices (rows 0-7, k 0-15B), (rows 8-15, ..), (rows 0-7, k 16-31B),
+    // (rows 8-15, ..).
+    Value rowA = LLVM::AddOp::create(
+        b, loc,
+        LLVM::AddOp::create(
+            b, loc, LLVM::MulOp::create(b, loc, pos.warpIndex[0], c(8)), r8),
+        LLVM::MulOp::create(b, loc, low, c(8 * wm)));
+    // B (x4 over two n8 blocks): (block 0, k 0-15B), (block 0, k 16-31B),
+    // (block 1, k 0-15B), (block 1, k 16-31B).
+    Value rowB = LLVM::AddOp::create(
+        b, loc,
+        LLVM::AddOp::create(
+            b, loc, LLVM::MulOp::create(b, loc, pos.warpIndex[1], c(8)), r8),
+        LLVM::MulOp::create(b, loc, high, c(8 * wn)));
+    int64_t mFrags = s->m / (16 * wm), nFrags = s->n / (8 * wn);
+    int64_t kSteps = s->k / instr[2];
+    int64_t perRow = accDist->perThread[1];
+
+    SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    Type f32 = b.getF32Type();
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes ptxType =
+        fp8Mma            ? (isa<Float8E5M2Type>(element) ? NVVM::MMATypes::e5m2
+                                                          : NVVM::MMATypes::e4m3)
+        : element.isF16() ? NVVM::MMATypes::f16
+                          : NVVM::MMATypes::bf16;
+    for (int64_t ks = 0; ks < kSteps; ++ks) {
+      // 32 bytes of K per step: chunks 2ks and 2ks+1.
+      SmallVector<SmallVector<Value>> aFrags, bFrags;
+      for (int64_t mi = 0; mi < mFrags; ++mi) {
+        Value row = LLVM::AddOp::create(b, loc, rowA, c(16 * wm * mi));
+        Value col = LLVM::MulOp::create(
+            b, loc, LLVM::AddOp::create(b, loc, high, c(2 * ks)),
+            c(16 / s->elementBytes));
+        aFrags.push_back(loadMatrices(
+            b, loc, scratchByte(b, loc, 0, stagedOffset(b, loc, *s, row, col)),
+            4));
+      }
+      for (int64_t nj = 0; nj < nFrags; nj += 2) {
+        unsigned num = nj + 1 < nFrags ? 4 : 2;
+        Value row = LLVM::AddOp::create(b, loc, rowB, c(8 * wn * nj));
+        Value col = LLVM::MulOp::create(
+            b, loc, LLVM::AddOp::create(b, loc, low, c(2 * ks)),
+            c(16 / s->elementBytes));
+        SmallVector<Value> regs = loadMatrices(
+            b, loc,
+            scratchByte(b, loc, s->offsetB, stagedOffset(b, loc, *s, row, col)),
+            num);
+        bFrags.push_back({regs[0], regs[1]});
+        if (num == 4)
+          bFrags.push_back({regs[2], regs[3]});
+      }
+      for (int64_t mi = 0; mi < mFrags; ++mi) {
+        for (int64_t nj = 0; nj < nFrags; ++nj) {
+          // Fragment registers: rows 2mi, 2mi+1 of the thread's rows,
+          // columns 2nj, 2nj+1 of its columns.
+          int64_t idx[4] = {2 * mi * perRow + 2 * nj,
+                            2 * mi * perRow + 2 * nj + 1,
+                            (2 * mi + 1) * perRow + 2 * nj,
+                            (2 * mi + 1) * perRow + 2 * nj + 1};
+          SmallVector<Value> cRegs;
+          for (int64_t i : idx)
+            cRegs.push_back(acc[i]);
+          Value d = createMma(b, loc, accStruct, aFrags[mi], bFrags[nj], cRegs,
+                              instr[2], ptxType);
+          for (auto [q, i] : llvm::enumerate(idx))
+            acc[i] = LLVM::ExtractValueOp::create(b, loc, d, q);
+        }
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+
+  std::string target;
+};
+
+/// The transposed tile is the same registers (its layout swaps the
+/// dimensions, so the element order is unchanged).
+struct TransposeLowering : public OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto src = cast<RankedTensorType>(op.getSrc().getType());
+    auto result = cast<RankedTensorType>(op.getResult().getType());
+    if (result.getEncoding() != getTransposedLayout(src.getEncoding()))
+      return op.emitOpError("result layout must be the operand's with its "
+                            "dimensions swapped; run tile-assign-layouts");
+    rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateMmaSyncPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         StringRef target) {
+  patterns.add<DotMmaSyncLowering>(converter, patterns.getContext(), target);
+  patterns.add<TransposeLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,25 @@
+// REQUIRES: ptxas
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=RES
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 %t.sm80.ptx -o %t.cubin
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
+
+// The one GEMM source: bf16 on m16n8k16 everywhere; fp8 on m16n8k32 e4m3
+// where the target has it, widened to bf16 on sm_80. Both stage operands
+// with 16-byte shared stores and read fragments with ldmatrix.
+// SM90-LABEL: .entry gemm_bf16
+// SM90: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90-LABEL: .entry gemm_fp8
+// SM90: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// SM90: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+// SM80-LABEL: .entry gemm_bf16
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM80-LABEL: .entry gemm_fp8
+// SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// The bf16 kernel keeps its 64 accumulators per thread without spilling.
+// RES-LABEL: Compiling entry function 'gemm_bf16'
+// RES-NEXT: Function properties for gemm_bf16
+// RES-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

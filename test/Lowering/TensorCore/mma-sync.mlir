@@ -1,0 +1,66 @@
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-allocate-shared -convert-tile-to-llvm=target=sm_90a | FileCheck %s
+// RUN: emit-ptx %s --target=sm_90a -o %t.sm90.ptx && FileCheck %s --check-prefix=PTX90 < %t.sm90.ptx
+// RUN: emit-ptx %s --target=sm_80 -o %t.sm80.ptx && FileCheck %s --check-prefix=PTX80 < %t.sm80.ptx
+// RUN: awk '/entry dot_bf16/,/^}/' %t.sm90.ptx | grep -c ldmatrix.sync.aligned.m8n8.x4.shared.b16 | FileCheck %s --check-prefix=LDMATRIX
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90.ptx -o %t.90.o %}
+// RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o %t.80.o %}
+
+// tile.dot on mma.sync (lowering/TensorCore/MmaSyncLowering.cpp): the
+// operands are staged in scratch (A 64x32 bf16 = 4096 bytes, then B
+// transposed, 64 rows of 64 bytes), then each warp reads its fragments with
+// ldmatrix and issues one m16n8k16 per fragment and K step. 64x64 on 4
+// warps: 2x2 warps, 2 m-fragments x 4 n-fragments x 2 K steps = 16 mma per
+// warp. B's four n8 blocks come in two ldmatrix.x4 per K step.
+// CHECK-LABEL: llvm.func @dot_bf16
+// CHECK-SAME: shared_bytes = 8192
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: nvvm.ldmatrix {{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// PTX90-LABEL: .entry dot_bf16
+// LDMATRIX: 8
+// PTX90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX80-LABEL: .entry dot_bf16
+// PTX80-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @dot_bf16(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  %w = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  %b = tile.transpose %w : tensor<64x32xbf16> -> tensor<32x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// fp8 on sm_90a multiplies as e4m3 (m16n8k32; the NVPTX intrinsic, which
+// the NVVM op does not cover yet); on sm_80 the operands are widened to
+// bf16 while they are staged and multiplied as m16n8k16.
+// CHECK-LABEL: llvm.func @dot_fp8
+// CHECK: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// PTX90-LABEL: .entry dot_fp8
+// PTX90: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+// PTX80-LABEL: .entry dot_fp8
+// PTX80-NOT: e4m3
+// PTX80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @dot_fp8(%x: !tile.ptr<f8E4M3FN>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<f8E4M3FN> -> !tile.view<?x?xf8E4M3FN>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : !tile.view<?x?xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %w = tile.load %xv[%c0, %c0] : !tile.view<?x?xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %b = tile.transpose %w : tensor<64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN> -> tensor<64x64xf32>
+  tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
+  return
+}
