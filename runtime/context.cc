@@ -67,6 +67,19 @@ absl::StatusOr<int> CurrentDeviceAttribute(const Driver &driver,
   return value;
 }
 
+absl::StatusOr<cu::CUdevice> DeviceOfContext(const Driver &driver,
+                                             CUcontext context) {
+  ScopedContext scope(driver, context);
+  if (!scope.status().ok())
+    return scope.status();
+  cu::CUdevice device = 0;
+  absl::Status status =
+      driver.Check(driver.api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  if (!status.ok())
+    return status;
+  return device;
+}
+
 bool DeviceAvailable() {
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())

@@ -22,6 +22,10 @@ absl::StatusOr<CUcontext> CurrentOrPrimaryContext(const Driver &driver);
 absl::StatusOr<int> CurrentDeviceAttribute(const Driver &driver,
                                            cu::CUdevice_attribute attribute);
 
+// The device of `context` (made current for the query, then restored).
+absl::StatusOr<cu::CUdevice> DeviceOfContext(const Driver &driver,
+                                             CUcontext context);
+
 // True when the driver loads and reports at least one device.
 bool DeviceAvailable();
 

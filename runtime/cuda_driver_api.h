@@ -25,6 +25,7 @@ using CUjit_option = int;
 using CUdevice_attribute = int;
 using CUfunction_attribute = int;
 using CUlaunchAttributeID = int;
+using CUpointer_attribute = int;
 
 // CUresult values the runtime treats specially.
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -71,6 +72,18 @@ inline constexpr CUfunction_attribute
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr CUfunction_attribute
     CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
+
+// CUpointer_attribute values for cuPointerGetAttributes.
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_IS_MANAGED = 8;
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
+inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
+
+// CUmemorytype values (CU_POINTER_ATTRIBUTE_MEMORY_TYPE).
+inline constexpr unsigned int CU_MEMORYTYPE_HOST = 1;
+inline constexpr unsigned int CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr unsigned int CU_MEMORYTYPE_UNIFIED = 4;
 
 // Launch attributes for cuLaunchKernelEx (CUDA 12.0+).
 inline constexpr CUlaunchAttributeID CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
@@ -143,9 +156,8 @@ using PFN_cuLaunchKernel = CUresult (*)(
 using PFN_cuLaunchKernelEx = CUresult (*)(const CUlaunchConfig *config,
                                           CUfunction function,
                                           void **kernel_params, void **extra);
-using PFN_cuOccupancyMaxActiveClusters =
-    CUresult (*)(int *clusters, CUfunction function,
-                 const CUlaunchConfig *config);
+using PFN_cuOccupancyMaxActiveClusters = CUresult (*)(
+    int *clusters, CUfunction function, const CUlaunchConfig *config);
 using PFN_cuStreamSynchronize = CUresult (*)(CUstream stream);
 using PFN_cuMemAlloc_v2 = CUresult (*)(CUdeviceptr *ptr, size_t bytes);
 using PFN_cuMemFree_v2 = CUresult (*)(CUdeviceptr ptr);
@@ -153,6 +165,9 @@ using PFN_cuMemcpyHtoD_v2 = CUresult (*)(CUdeviceptr dst, const void *src,
                                          size_t bytes);
 using PFN_cuMemcpyDtoH_v2 = CUresult (*)(void *dst, CUdeviceptr src,
                                          size_t bytes);
+using PFN_cuPointerGetAttributes = CUresult (*)(unsigned int count,
+                                                CUpointer_attribute *attributes,
+                                                void **data, CUdeviceptr ptr);
 using PFN_cuMemsetD32_v2 = CUresult (*)(CUdeviceptr dst, unsigned int value,
                                         size_t count);
 } // extern "C"

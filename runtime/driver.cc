@@ -89,6 +89,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   TILEC_RESOLVE(cuMemcpyHtoD_v2, true);
   TILEC_RESOLVE(cuMemcpyDtoH_v2, true);
   TILEC_RESOLVE(cuMemsetD32_v2, true);
+  TILEC_RESOLVE(cuPointerGetAttributes, true);
   TILEC_RESOLVE(cuLaunchKernelEx, false);
   TILEC_RESOLVE(cuOccupancyMaxActiveClusters, false);
 #undef TILEC_RESOLVE

@@ -41,6 +41,7 @@ struct DriverApi {
   cu::PFN_cuMemcpyHtoD_v2 cuMemcpyHtoD_v2 = nullptr;
   cu::PFN_cuMemcpyDtoH_v2 cuMemcpyDtoH_v2 = nullptr;
   cu::PFN_cuMemsetD32_v2 cuMemsetD32_v2 = nullptr;
+  cu::PFN_cuPointerGetAttributes cuPointerGetAttributes = nullptr;
   // Optional: CUDA 12.0+, needed only for thread-block cluster launches.
   cu::PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;
   cu::PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters = nullptr;

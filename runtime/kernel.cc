@@ -3,6 +3,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
+#include "runtime/validate.h"
 
 namespace tilec {
 
@@ -17,13 +18,39 @@ ParamAddresses(absl::Span<const KernelArg> args) {
 }
 } // namespace
 
+absl::Status Kernel::CheckPointerArgs(absl::Span<const KernelArg> args) const {
+  absl::StatusOr<cu::CUdevice> device = DeviceOfContext(driver_, context_);
+  if (!device.ok())
+    return device.status();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind() != ParamKind::kPtr)
+      continue;
+    // Only the address is known here, not the extent: a zero-element view.
+    TensorRef at;
+    at.data = reinterpret_cast<const void *>(uintptr_t(args[i].device_ptr()));
+    at.dtype = DType::kU8;
+    at.shape = {0};
+    absl::StatusOr<PointerInfo> info = QueryPointer(driver_, at.data);
+    if (!info.ok())
+      return info.status();
+    if (absl::Status status =
+            CheckMemory(info_.params[i].name, at, *info, *device);
+        !status.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel '", info_.name, "': ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
-                            CUstream stream) const {
+                            CUstream stream, PointerCheck check) const {
   if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
     return status;
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
+  if (check == PointerCheck::kDriver)
+    TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   if (info_.HasCluster())
     return LaunchCluster(grid,
@@ -38,7 +65,8 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
 
 absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
                                       absl::Span<const KernelArg> args,
-                                      CUstream stream) const {
+                                      CUstream stream,
+                                      PointerCheck check) const {
   if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
     return status;
   auto invalid = [&](absl::string_view reason) {
@@ -58,6 +86,8 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
+  if (check == PointerCheck::kDriver)
+    TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   return LaunchCluster(grid, cluster, params.data(), stream);
 }

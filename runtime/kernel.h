@@ -13,6 +13,11 @@ namespace tilec {
 
 class Module;
 
+// Whether Launch asks the driver about each pointer argument. The entry
+// points of runtime/softmax.h and runtime/topk.h check their tensors in
+// full (runtime/validate.h) and skip the second look.
+enum class PointerCheck { kDriver, kSkip };
+
 // Owned by its Module and valid as long as the Module is. Launch is
 // thread-safe.
 class Kernel {
@@ -22,21 +27,28 @@ public:
 
   const KernelInfo &info() const { return info_; }
   const std::string &name() const { return info_.name; }
+  // The context the kernel was loaded in and launches in.
+  CUcontext context() const { return context_; }
 
-  // Validates `args` and `grid` against the metadata (ValidateLaunch), then
-  // enqueues the kernel on `stream` (null: the legacy default stream) with
-  // the metadata's block size, dynamic shared memory and cluster shape.
-  // Launches in the module's context even if the caller switched devices.
+  // Validates `args` and `grid` against the metadata (ValidateLaunch) and,
+  // with PointerCheck::kDriver, that every ptr argument is device memory of
+  // the kernel's device or managed memory (a host address would poison the
+  // context); then enqueues the kernel on `stream` (null: the legacy
+  // default stream) with the metadata's block size, dynamic shared memory
+  // and cluster shape. Launches in the module's context even if the caller
+  // switched devices.
   absl::Status Launch(Dim3 grid, absl::Span<const KernelArg> args,
-                      CUstream stream = nullptr) const;
+                      CUstream stream = nullptr,
+                      PointerCheck check = PointerCheck::kDriver) const;
 
   // Launch in thread-block clusters of the shape `cluster` chosen at launch
   // time (for kernels whose metadata names no cluster shape). Each grid
   // dimension must be a multiple of the cluster's, and a cluster holds at
   // most 8 programs (the portable limit).
-  absl::Status LaunchInClusters(Dim3 grid, Dim3 cluster,
-                                absl::Span<const KernelArg> args,
-                                CUstream stream = nullptr) const;
+  absl::Status
+  LaunchInClusters(Dim3 grid, Dim3 cluster, absl::Span<const KernelArg> args,
+                   CUstream stream = nullptr,
+                   PointerCheck check = PointerCheck::kDriver) const;
 
   // How many clusters of the shape `cluster` the device can run at once
   // (cuOccupancyMaxActiveClusters with the kernel's block and shared
@@ -48,6 +60,10 @@ private:
   Kernel(const Driver &driver, CUcontext context, CUfunction function,
          const KernelInfo &info)
       : driver_(driver), context_(context), function_(function), info_(info) {}
+
+  // The driver's view of each ptr argument (see Launch); runs with the
+  // kernel's context current.
+  absl::Status CheckPointerArgs(absl::Span<const KernelArg> args) const;
 
   absl::Status LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
                              CUstream stream) const;

@@ -66,6 +66,8 @@ public:
   }
 
   ParamKind kind() const { return kind_; }
+  // The address of a ptr argument.
+  cu::CUdeviceptr device_ptr() const { return value_.ptr; }
 
   // Whether a ptr or tensormap argument is null.
   bool IsNull() const {

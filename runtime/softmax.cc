@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
 
@@ -12,6 +13,10 @@ namespace {
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
       absl::StrCat("argument '", argument, "' ", why));
+}
+
+DType ToDType(SoftmaxType type) {
+  return type == SoftmaxType::kF32 ? DType::kF32 : DType::kBF16;
 }
 
 } // namespace
@@ -31,6 +36,40 @@ int SoftmaxRowsPerProgram(int cols, SoftmaxType type) {
   return 1;
 }
 
+absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y) {
+  TILEC_RETURN_IF_ERROR(CheckTensor("x", x, {DType::kF32, DType::kBF16},
+                                    {kAnyExtent, kAnyExtent}));
+  if (x.shape[0] < 1 || x.shape[1] < 1)
+    return Invalid("x", absl::StrCat("has shape ", ShapeString(x.shape),
+                                     "; expected (rows, cols) with rows >= 1 "
+                                     "and cols >= 1"));
+  TILEC_RETURN_IF_ERROR(CheckInt32Elements("x", x));
+  TILEC_RETURN_IF_ERROR(CheckTensor("y", y, {x.dtype}, x.shape));
+  return CheckNoOverlap("x", x, "y", y, /*allow_identical=*/true);
+}
+
+absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
+  TILEC_RETURN_IF_ERROR(ValidateSoftmax(x, y));
+  const SoftmaxType type =
+      x.dtype == DType::kF32 ? SoftmaxType::kF32 : SoftmaxType::kBF16;
+  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
+      "softmax", type == SoftmaxType::kF32 ? "softmax_f32" : "softmax_bf16");
+  if (!kernel.ok())
+    return kernel.status();
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  TILEC_RETURN_IF_ERROR(CheckDeviceTensors(**driver, (*kernel)->context(),
+                                           {{"x", &x}, {"y", &y}}));
+  // Both extents fit in int32: the element count does.
+  const int rows = int(x.shape[0]), cols = int(x.shape[1]);
+  const KernelArg args[] = {KernelArg::Ptr(x.data), KernelArg::Ptr(y.data),
+                            KernelArg::I32(rows), KernelArg::I32(cols)};
+  int per_program = SoftmaxRowsPerProgram(cols, type);
+  uint32_t programs = uint32_t((rows + per_program - 1) / per_program);
+  return (*kernel)->Launch({programs, 1, 1}, args, stream, PointerCheck::kSkip);
+}
+
 absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols) {
   if (x == nullptr)
     return Invalid("x", "is null");
@@ -45,17 +84,9 @@ absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols) {
 
 absl::Status Softmax(const void *x, void *y, int rows, int cols,
                      SoftmaxType type, CUstream stream) {
-  if (absl::Status s = ValidateSoftmax(x, y, rows, cols); !s.ok())
-    return s;
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "softmax", type == SoftmaxType::kF32 ? "softmax_f32" : "softmax_bf16");
-  if (!kernel.ok())
-    return kernel.status();
-  const KernelArg args[] = {KernelArg::Ptr(x), KernelArg::Ptr(y),
-                            KernelArg::I32(rows), KernelArg::I32(cols)};
-  int per_program = SoftmaxRowsPerProgram(cols, type);
-  uint32_t programs = uint32_t((rows + per_program - 1) / per_program);
-  return (*kernel)->Launch({programs, 1, 1}, args, stream);
+  TILEC_RETURN_IF_ERROR(ValidateSoftmax(x, y, rows, cols));
+  return Softmax(TensorRef::Contiguous(x, ToDType(type), {rows, cols}),
+                 TensorRef::Contiguous(y, ToDType(type), {rows, cols}), stream);
 }
 
 } // namespace tilec

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "runtime/cuda_driver_api.h"
+#include "runtime/validate.h"
 
 namespace tilec {
 
@@ -17,12 +18,24 @@ enum class SoftmaxType { kF32, kBF16 };
 // `type`; the kernel makes the same choice (see kernels_dsl/softmax.mlir).
 int SoftmaxRowsPerProgram(int cols, SoftmaxType type);
 
-// Checks the arguments without touching the device; errors name the
-// offending argument.
-absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols);
+// Checks the arguments without touching the device: x is a non-null,
+// row-major (rows, cols) f32 or bf16 tensor with rows, cols >= 1 and fewer
+// than 2^31 elements (the kernel's 32-bit offsets); y has x's dtype and
+// shape, row-major, and is x itself or disjoint from it. Errors name the
+// argument.
+absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y);
 
-// x, y: device pointers to (rows, cols) elements of `type`; y may equal x.
-// One launch on `stream` (null: the legacy default stream).
+// ValidateSoftmax, then both tensors must be device memory of the device
+// the kernel runs on (or managed memory), each inside one allocation; then
+// one launch on `stream` (null: the legacy default stream). Nothing is
+// launched when a check fails.
+absl::Status Softmax(const TensorRef &x, const TensorRef &y,
+                     CUstream stream = nullptr);
+
+// The same for contiguous (rows, cols) matrices of `type` given as
+// pointers; y may equal x. Sizes are checked first and named ('rows',
+// 'cols').
+absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols);
 absl::Status Softmax(const void *x, void *y, int rows, int cols,
                      SoftmaxType type, CUstream stream = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "runtime/module.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
+#include "runtime/validate.h"
 
 namespace {
 
@@ -64,6 +66,35 @@ Module *AsModule(tilec_module *handle) {
 }
 const Kernel *AsKernel(tilec_kernel *handle) {
   return reinterpret_cast<const Kernel *>(handle);
+}
+
+// A tilec_tensor as a TensorRef; the C struct's own fields are checked
+// here, the tensor's properties by the entry point.
+absl::StatusOr<tilec::TensorRef> ToTensorRef(const tilec_tensor *tensor,
+                                             const char *name) {
+  auto invalid = [&](const std::string &why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument '", name, "' ", why));
+  };
+  if (tensor == nullptr)
+    return invalid("is NULL");
+  std::optional<tilec::DType> dtype = tilec::DTypeFromInt(tensor->dtype);
+  if (!dtype)
+    return invalid(absl::StrCat("has dtype ", tensor->dtype,
+                                "; expected a TILEC_DTYPE_* value (0 to ",
+                                static_cast<int>(tilec::DType::kLast), ")"));
+  if (tensor->ndim < 0 || tensor->ndim > TILEC_MAX_DIMS)
+    return invalid(absl::StrCat("has ndim ", tensor->ndim, "; expected 0 to ",
+                                TILEC_MAX_DIMS));
+  if (tensor->ndim > 0 && tensor->shape == nullptr)
+    return invalid("has a NULL shape");
+  tilec::TensorRef ref;
+  ref.data = tensor->data;
+  ref.dtype = *dtype;
+  ref.shape.assign(tensor->shape, tensor->shape + tensor->ndim);
+  if (tensor->strides != nullptr)
+    ref.strides.assign(tensor->strides, tensor->strides + tensor->ndim);
+  return ref;
 }
 
 absl::StatusOr<KernelArg> ToKernelArg(const tilec_arg &arg, size_t index) {
@@ -283,6 +314,38 @@ int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
                           dtype == TILEC_DTYPE_F32 ? tilec::SoftmaxType::kF32
                                                    : tilec::SoftmaxType::kBF16,
                           static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_softmax_tensor(const tilec_tensor *x, const tilec_tensor *y,
+                         void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
+    if (!x_ref.ok())
+      return x_ref.status();
+    absl::StatusOr<tilec::TensorRef> y_ref = ToTensorRef(y, "y");
+    if (!y_ref.ok())
+      return y_ref.status();
+    return tilec::Softmax(*x_ref, *y_ref, static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_topk_tensor(const tilec_tensor *x, int64_t k,
+                      const tilec_tensor *values, const tilec_tensor *indices,
+                      void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
+    if (!x_ref.ok())
+      return x_ref.status();
+    absl::StatusOr<tilec::TensorRef> values_ref = ToTensorRef(values, "values");
+    if (!values_ref.ok())
+      return values_ref.status();
+    absl::StatusOr<tilec::TensorRef> indices_ref =
+        ToTensorRef(indices, "indices");
+    if (!indices_ref.ok())
+      return indices_ref.status();
+    return tilec::TopK(*x_ref, k, *values_ref, *indices_ref,
+                       static_cast<CUstream>(stream));
   });
 }
 

@@ -92,15 +92,58 @@ int tilec_kernel_launch_clusters(tilec_kernel *kernel, const unsigned grid[3],
 int tilec_kernel_max_active_clusters(tilec_kernel *kernel,
                                      const unsigned cluster[3], int *out);
 
-/* Row-wise softmax (fp32 math) of a (rows, cols) device matrix x into y
- * (may equal x); dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16. */
+/* Element types of tilec_tensor (and tilec_softmax's dtype). */
 #define TILEC_DTYPE_F32 0
 #define TILEC_DTYPE_BF16 1
+#define TILEC_DTYPE_F16 2
+#define TILEC_DTYPE_F64 3
+#define TILEC_DTYPE_I8 4
+#define TILEC_DTYPE_I16 5
+#define TILEC_DTYPE_I32 6
+#define TILEC_DTYPE_I64 7
+#define TILEC_DTYPE_U8 8
+#define TILEC_DTYPE_BOOL 9
+#define TILEC_DTYPE_F8E4M3 10
+
+/* The most dimensions a tilec_tensor may have. */
+#define TILEC_MAX_DIMS 8
+
+/* A strided tensor, as DLPack describes one: `data` is the address of
+ * element (0, ..., 0); `shape` and `strides` have `ndim` entries; strides
+ * are in elements, not bytes, and NULL means row-major contiguous. The
+ * arrays are read during the call only. */
+typedef struct {
+  void *data;
+  int32_t dtype; /* TILEC_DTYPE_* */
+  int32_t ndim;  /* 0 to TILEC_MAX_DIMS */
+  const int64_t *shape;
+  const int64_t *strides;
+} tilec_tensor;
+
+/* Entry points over tensors check every argument before launching: dtype,
+ * shape, strides (row-major contiguous), alignment, overlap, and that each
+ * tensor is device memory of the kernel's device (or managed memory) inside
+ * one allocation. A failure is TILEC_ERROR_INVALID_ARGUMENT (UNIMPLEMENTED
+ * for limits of the kernels) with a message naming the argument, and leaves
+ * the CUDA context usable. */
+
+/* y = softmax(x, dim=1) of a (rows, cols) f32 or bf16 tensor, fp32 math; y
+ * has x's dtype and shape and is x itself or disjoint from it. */
+int tilec_softmax_tensor(const tilec_tensor *x, const tilec_tensor *y,
+                         void *stream);
+
+/* Row-wise top-k of a (batch, n) f32 tensor into (batch, k) f32 values
+ * (descending) and (batch, k) i64 indices, as torch.topk(largest, sorted). */
+int tilec_topk_tensor(const tilec_tensor *x, int64_t k,
+                      const tilec_tensor *values, const tilec_tensor *indices,
+                      void *stream);
+
+/* The same over contiguous matrices given as pointers, with the same
+ * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x. */
 int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
                   void *stream);
 
-/* Row-wise top-k of a (batch, n) fp32 device matrix into (batch, k) fp32
- * values (descending) and int64 indices, as torch.topk(largest, sorted). */
+/* x: (batch, n) f32; values: (batch, k) f32; indices: (batch, k) int64. */
 int tilec_topk(const void *x, int batch, int n, int k, void *values,
                void *indices, void *stream);
 

@@ -1,7 +1,6 @@
 #include "runtime/topk.h"
 
 #include <cstdint>
-#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -16,6 +15,7 @@
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "runtime/validate.h"
 
 namespace tilec {
 namespace {
@@ -118,15 +118,12 @@ bool UseClusters(const Kernel &kernel, int batch, int k, int parts) {
 
 // One program per (row, part of kPartLen columns); the last part of each
 // row to finish (or part 0 of a cluster) merges the parts' candidates.
-absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
-                       float *values, int64_t *indices, CUstream stream) {
-  absl::StatusOr<const Kernel *> kernel =
-      GetEmbeddedKernel(kModuleName, kSplitKernelName);
-  if (!kernel.ok())
-    return kernel.status();
+absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
+                       int k, int parts, float *values, int64_t *indices,
+                       CUstream stream) {
   // A row of one part, or a cluster, touches neither buffer; any non-null
   // address will do.
-  const bool clusters = UseClusters(**kernel, batch, k, parts);
+  const bool clusters = UseClusters(kernel, batch, k, parts);
   cu::CUdeviceptr work = reinterpret_cast<uintptr_t>(x), tickets = work;
   if (parts > 1 && !clusters) {
     absl::StatusOr<Workspace> ws =
@@ -146,25 +143,95 @@ absl::Status TopKSplit(const float *x, int batch, int n, int k, int parts,
                             KernelArg::I32(k),
                             KernelArg::I32(parts)};
   const Dim3 grid = {uint32_t(batch), uint32_t(parts), 1};
-  // A row's parts as one cluster hand over through shared memory.
+  // TopK checked the tensors and the workspace is the runtime's own, so
+  // the launch skips the driver's pointer queries. A row's parts as one
+  // cluster hand over through shared memory.
   if (clusters)
-    return (*kernel)->LaunchInClusters(grid, {1, uint32_t(parts), 1}, args,
-                                       stream);
-  return (*kernel)->Launch(grid, args, stream);
+    return kernel.LaunchInClusters(grid, {1, uint32_t(parts), 1}, args, stream,
+                                   PointerCheck::kSkip);
+  return kernel.Launch(grid, args, stream, PointerCheck::kSkip);
 }
 
-// One program per row of kernel `name`.
-absl::Status LaunchPerRow(const char *name, int batch,
-                          std::initializer_list<KernelArg> args,
-                          CUstream stream) {
+} // namespace
+
+absl::Status ValidateTopK(const TensorRef &x, int64_t k,
+                          const TensorRef &values, const TensorRef &indices) {
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("x", x, {DType::kF32}, {kAnyExtent, kAnyExtent}));
+  const int64_t batch = x.shape[0], n = x.shape[1];
+  if (batch < 1 || n < 1)
+    return Invalid("x", absl::StrCat("has shape ", ShapeString(x.shape),
+                                     "; expected (batch, n) with batch >= 1 "
+                                     "and n >= 1"));
+  TILEC_RETURN_IF_ERROR(CheckInt32Elements("x", x));
+  if (k < 1 || k > n)
+    return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
+  if (k > kTopKMaxK)
+    return absl::UnimplementedError(absl::StrCat(
+        "argument 'k' is ", k, "; the top-k kernel sorts at most ", kTopKMaxK));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("values", values, {DType::kF32}, {batch, k}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("indices", indices, {DType::kI64}, {batch, k}));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("x", x, "values", values));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("x", x, "indices", indices));
+  return CheckNoOverlap("values", values, "indices", indices);
+}
+
+absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
+                  const TensorRef &indices, CUstream stream) {
+  TILEC_RETURN_IF_ERROR(ValidateTopK(x, k, values, indices));
+  // Everything fits in int32 now: batch * n < 2^31 and k <= n.
+  const int batch = int(x.shape[0]), n = int(x.shape[1]);
+  const auto *in = static_cast<const float *>(x.data);
+  auto *out = static_cast<float *>(const_cast<void *>(values.data));
+  auto *idx = static_cast<int64_t *>(const_cast<void *>(indices.data));
+  const int parts = (n + kPartLen - 1) / kPartLen;
+  // Rows of one part and k = 1: the maximum, a small kernel of its own;
+  // k <= kSplitMaxK: rows split across programs; otherwise one program per
+  // row.
+  const char *name = kKernelName;
+  if (k == 1 && parts == 1)
+    name = kTop1KernelName;
+  else if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
+    name = kSplitKernelName;
   absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(kModuleName, name);
   if (!kernel.ok())
     return kernel.status();
-  return (*kernel)->Launch({uint32_t(batch), 1, 1},
-                           absl::MakeConstSpan(args.begin(), args.size()),
-                           stream);
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  TILEC_RETURN_IF_ERROR(CheckDeviceTensors(
+      **driver, (*kernel)->context(),
+      {{"x", &x}, {"values", &values}, {"indices", &indices}}));
+
+  if (name == kSplitKernelName)
+    return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
+  const Dim3 grid = {uint32_t(batch), 1, 1};
+  if (name == kTop1KernelName) {
+    const KernelArg args[] = {KernelArg::Ptr(in), KernelArg::Ptr(out),
+                              KernelArg::Ptr(idx), KernelArg::I32(batch),
+                              KernelArg::I32(n)};
+    return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
+  }
+  const KernelArg args[] = {KernelArg::Ptr(in),  KernelArg::Ptr(out),
+                            KernelArg::Ptr(idx), KernelArg::I32(batch),
+                            KernelArg::I32(n),   KernelArg::I32(int(k))};
+  return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
 }
 
+namespace {
+// The pointer form's tensors: a contiguous (batch, n) x and (batch, k)
+// outputs.
+struct TopKTensors {
+  TensorRef x, values, indices;
+};
+TopKTensors PointerTensors(const void *x, int batch, int n, int k,
+                           const void *values, const void *indices) {
+  return {TensorRef::Contiguous(x, DType::kF32, {batch, n}),
+          TensorRef::Contiguous(values, DType::kF32, {batch, k}),
+          TensorRef::Contiguous(indices, DType::kI64, {batch, k})};
+}
 } // namespace
 
 absl::Status ValidateTopK(const void *x, int batch, int n, int k,
@@ -181,35 +248,18 @@ absl::Status ValidateTopK(const void *x, int batch, int n, int k,
     return Invalid("n", absl::StrCat("must be at least 1, got ", n));
   if (k < 1 || k > n)
     return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
-  if (k > kTopKMaxK)
-    return absl::UnimplementedError(absl::StrCat(
-        "argument 'k' is ", k, "; the top-k kernel sorts at most ", kTopKMaxK));
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (int64_t(batch) * n > kMax)
+  if (int64_t(batch) * n > std::numeric_limits<int32_t>::max())
     return Invalid("n", absl::StrCat("batch * n = ", int64_t(batch) * n,
                                      " exceeds 2^31 - 1"));
-  return absl::OkStatus();
+  TopKTensors t = PointerTensors(x, batch, n, k, values, indices);
+  return ValidateTopK(t.x, k, t.values, t.indices);
 }
 
 absl::Status TopK(const float *x, int batch, int n, int k, float *values,
                   int64_t *indices, CUstream stream) {
-  if (absl::Status s = ValidateTopK(x, batch, n, k, values, indices); !s.ok())
-    return s;
-  int parts = (n + kPartLen - 1) / kPartLen;
-  // Rows of one part and k = 1: the maximum, a small kernel of its own.
-  if (k == 1 && parts == 1)
-    return LaunchPerRow(kTop1KernelName, batch,
-                        {KernelArg::Ptr(x), KernelArg::Ptr(values),
-                         KernelArg::Ptr(indices), KernelArg::I32(batch),
-                         KernelArg::I32(n)},
-                        stream);
-  if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
-    return TopKSplit(x, batch, n, k, parts, values, indices, stream);
-  return LaunchPerRow(kKernelName, batch,
-                      {KernelArg::Ptr(x), KernelArg::Ptr(values),
-                       KernelArg::Ptr(indices), KernelArg::I32(batch),
-                       KernelArg::I32(n), KernelArg::I32(k)},
-                      stream);
+  TILEC_RETURN_IF_ERROR(ValidateTopK(x, batch, n, k, values, indices));
+  TopKTensors t = PointerTensors(x, batch, n, k, values, indices);
+  return TopK(t.x, k, t.values, t.indices, stream);
 }
 
 } // namespace tilec

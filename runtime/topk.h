@@ -8,21 +8,34 @@
 
 #include "absl/status/status.h"
 #include "runtime/cuda_driver_api.h"
+#include "runtime/validate.h"
 
 namespace tilec {
 
 // The largest k the kernel sorts (its widest sort tile).
 inline constexpr int kTopKMaxK = 2048;
 
-// Checks the arguments without touching the device: non-null pointers,
-// batch >= 1, 1 <= k <= n, k <= kTopKMaxK, batch * n and batch * k fit the
-// kernel's 32-bit element offsets. Errors name the offending argument.
+// Checks the arguments without touching the device: x is a non-null,
+// row-major (batch, n) f32 tensor with batch, n >= 1 and batch * n below
+// 2^31 (the kernel's 32-bit element offsets); 1 <= k <= n, k <= kTopKMaxK
+// (Unimplemented beyond); values is (batch, k) f32 and indices (batch, k)
+// i64, both row-major; no two of them overlap. Errors name the argument.
+absl::Status ValidateTopK(const TensorRef &x, int64_t k,
+                          const TensorRef &values, const TensorRef &indices);
+
+// ValidateTopK, then each tensor must be device memory of the device the
+// kernel runs on (or managed memory), inside one allocation; then one
+// launch on `stream` (null: the legacy default stream). The module is
+// loaded once per process. Nothing is launched when a check fails, so a bad
+// argument leaves the context usable.
+absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
+                  const TensorRef &indices, CUstream stream = nullptr);
+
+// The same for contiguous tensors given as pointers: x is (batch, n)
+// floats, values (batch, k) floats, indices (batch, k) int64. Sizes are
+// checked first and named ('batch', 'n', 'k').
 absl::Status ValidateTopK(const void *x, int batch, int n, int k,
                           const void *values, const void *indices);
-
-// x: device pointer to (batch, n) floats; values: (batch, k) floats;
-// indices: (batch, k) int64. One launch on `stream` (null: the legacy
-// default stream); the module is loaded once per process.
 absl::Status TopK(const float *x, int batch, int n, int k, float *values,
                   int64_t *indices, CUstream stream = nullptr);
 

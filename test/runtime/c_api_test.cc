@@ -1,7 +1,10 @@
 // The C API as FFI callers see it, through the shared library.
 #include "runtime/tilec_c_api.h"
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -103,6 +106,128 @@ TEST(CApiTest, UnknownArgumentKindIsNamed) {
               TILEC_ERROR_INVALID_ARGUMENT,
               "args[1].kind is 42; expected TILEC_ARG_PTR (0) through "
               "TILEC_ARG_TENSORMAP (5)");
+}
+
+// A tensor description whose arrays live as long as the object.
+struct CTensor {
+  CTensor(uintptr_t address, int dtype, std::vector<int64_t> dims,
+          std::vector<int64_t> steps = {})
+      : shape(std::move(dims)), strides(std::move(steps)) {
+    c.data = reinterpret_cast<void *>(address);
+    c.dtype = dtype;
+    c.ndim = static_cast<int32_t>(shape.size());
+    c.shape = shape.data();
+    c.strides = strides.empty() ? nullptr : strides.data();
+  }
+  std::vector<int64_t> shape, strides;
+  tilec_tensor c;
+};
+
+// Distinct aligned addresses, never dereferenced: every case below fails
+// before the driver is asked about them.
+constexpr uintptr_t kX = uintptr_t{1} << 30, kValues = uintptr_t{2} << 30,
+                    kIndices = uintptr_t{3} << 30;
+
+TEST(CApiTest, TopKTensorRejectsEachBadArgument) {
+  CTensor x(kX, TILEC_DTYPE_F32, {8, 1000});
+  CTensor values(kValues, TILEC_DTYPE_F32, {8, 16});
+  CTensor indices(kIndices, TILEC_DTYPE_I64, {8, 16});
+  auto topk = [&](const tilec_tensor *a, int64_t k, const tilec_tensor *v,
+                  const tilec_tensor *i) {
+    return tilec_topk_tensor(a, k, v, i, nullptr);
+  };
+  ExpectError(topk(nullptr, 16, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_topk_tensor: argument 'x' is NULL");
+  ExpectError(topk(&x.c, 16, &values.c, nullptr), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'indices' is NULL");
+
+  CTensor unknown(kX, 42, {8, 1000});
+  ExpectError(topk(&unknown.c, 16, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has dtype 42; expected a TILEC_DTYPE_* value");
+  CTensor deep(kX, TILEC_DTYPE_F32, std::vector<int64_t>(9, 1));
+  ExpectError(topk(&deep.c, 1, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has ndim 9; expected 0 to 8");
+  CTensor shapeless = x;
+  shapeless.c.shape = nullptr;
+  ExpectError(topk(&shapeless.c, 16, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'x' has a NULL shape");
+
+  CTensor half(kX, TILEC_DTYPE_F16, {8, 1000});
+  ExpectError(topk(&half.c, 16, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_topk_tensor: argument 'x' has dtype f16; expected f32");
+  CTensor transposed(kX, TILEC_DTYPE_F32, {8, 1000}, {1, 8});
+  ExpectError(topk(&transposed.c, 16, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' must be contiguous (row-major)");
+  ExpectError(topk(&x.c, 0, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'k' must be in [1, n=1000], got 0");
+  ExpectError(topk(&x.c, 1001, &values.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'k' must be in");
+  CTensor small(kValues, TILEC_DTYPE_F32, {8, 8});
+  ExpectError(topk(&x.c, 16, &small.c, &indices.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'values' has shape (8, 8); expected (8, 16)");
+  CTensor narrow(kIndices, TILEC_DTYPE_I32, {8, 16});
+  ExpectError(topk(&x.c, 16, &values.c, &narrow.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'indices' has dtype i32; expected i64");
+  ExpectError(topk(&x.c, 16, &values.c, &values.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'indices' has dtype f32; expected i64");
+  CTensor aliased(kValues, TILEC_DTYPE_I64, {8, 16});
+  ExpectError(topk(&x.c, 16, &values.c, &aliased.c),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "arguments 'values' and 'indices' overlap in memory");
+  CTensor wide(kX, TILEC_DTYPE_F32, {1, 5000});
+  CTensor wide_values(kValues, TILEC_DTYPE_F32, {1, 4096});
+  CTensor wide_indices(kIndices, TILEC_DTYPE_I64, {1, 4096});
+  ExpectError(topk(&wide.c, 4096, &wide_values.c, &wide_indices.c),
+              TILEC_ERROR_UNIMPLEMENTED, "sorts at most 2048");
+}
+
+TEST(CApiTest, SoftmaxTensorRejectsEachBadArgument) {
+  CTensor x(kX, TILEC_DTYPE_BF16, {4, 100});
+  CTensor y(kValues, TILEC_DTYPE_BF16, {4, 100});
+  ExpectError(tilec_softmax_tensor(&x.c, nullptr, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_softmax_tensor: argument 'y' is NULL");
+  CTensor ints(kX, TILEC_DTYPE_I32, {4, 100});
+  ExpectError(tilec_softmax_tensor(&ints.c, &y.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has dtype i32; expected f32 or bf16");
+  CTensor f32(kValues, TILEC_DTYPE_F32, {4, 100});
+  ExpectError(tilec_softmax_tensor(&x.c, &f32.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'y' has dtype f32; expected bf16");
+  CTensor shorter(kValues, TILEC_DTYPE_BF16, {4, 99});
+  ExpectError(tilec_softmax_tensor(&x.c, &shorter.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'y' has shape (4, 99); expected (4, 100)");
+  CTensor vector(kX, TILEC_DTYPE_BF16, {400});
+  ExpectError(tilec_softmax_tensor(&vector.c, &y.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' must be 2-D, got shape (400,)");
+  CTensor overlapping(kX + 8, TILEC_DTYPE_BF16, {4, 100});
+  ExpectError(tilec_softmax_tensor(&x.c, &overlapping.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "arguments 'x' and 'y' overlap");
+}
+
+TEST(CApiTest, PointerEntryPointsNameTheirArguments) {
+  int64_t indices[4];
+  float values[4];
+  ExpectError(tilec_topk(nullptr, 1, 4, 2, values, indices, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "tilec_topk: argument 'x'");
+  ExpectError(tilec_topk(values, 1, 4, 0, values, indices, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'k'");
+  ExpectError(tilec_softmax(values, values, 0, 4, TILEC_DTYPE_F32, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'rows'");
+  ExpectError(tilec_softmax(values, values, 1, 4, TILEC_DTYPE_I32, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'dtype' must be");
 }
 
 TEST(CApiTest, SuccessClearsTheLastError) {

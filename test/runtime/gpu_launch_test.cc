@@ -157,6 +157,25 @@ TEST_F(GpuTest, ValidationFailsBeforeTheDriver) {
   EXPECT_THAT(status.message(), HasSubstr("argument 0 ('data') is a null"));
 }
 
+// A host address would fault on the device and poison the context; the
+// launch asks the driver first, and the context keeps working.
+TEST_F(GpuTest, HostPointerIsRejectedAndTheContextStillWorks) {
+  absl::StatusOr<std::unique_ptr<Module>> module =
+      Module::Load(Fixture().ptx, Fixture().metadata);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const Kernel *kernel = *(*module)->GetKernel("add_one");
+  std::vector<int32_t> host(256);
+  KernelArg args[] = {KernelArg::Ptr(host.data()), KernelArg::I32(256)};
+  absl::Status status = kernel->Launch({2, 1, 1}, args);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("kernel 'add_one': argument 'data' address 0x"));
+  EXPECT_THAT(status.message(), HasSubstr("is not CUDA memory"));
+  status = kernel->LaunchInClusters({2, 1, 1}, {1, 1, 1}, args);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  ExpectAddsOne(**module, 256, 256, {2, 1, 1});
+}
+
 TEST_F(GpuTest, OptsIntoLargeDynamicSharedMemory) {
   absl::StatusOr<std::unique_ptr<Module>> module =
       Module::Load(Fixture().ptx, Metadata(R"("shared_bytes": 0)",

@@ -5,14 +5,23 @@
     softmax = module.kernel("softmax_f32")
     softmax((rows,), x, y, rows, cols)      # torch tensors, ints, floats
 
-Arguments are converted per the kernel's metadata: tensors (anything with
-data_ptr()) and ints go to ``ptr`` parameters, ints to ``i32``/``i64``, ints or
-floats to ``f32``/``f64``, 128-byte buffers to ``tensormap``. The launch uses
-the current PyTorch stream unless ``stream=`` is given. Errors raise
-TilecError with the runtime's message. torch is imported only when a kernel is
-launched without an explicit stream, never at import time.
+    values, indices = tilec.topk(x, 64)     # torch.topk(x, 64) semantics
+    y = tilec.softmax(x)                     # torch.softmax(x, dim=-1)
+
+Arguments are converted per the kernel's metadata: tensors and ints go to
+``ptr`` parameters, ints to ``i32``/``i64``, ints or floats to
+``f32``/``f64``, 128-byte buffers to ``tensormap``. A tensor is a torch tensor
+or any object with ``__cuda_array_interface__`` (CuPy, Numba) or ``__dlpack__``
+(JAX, CuPy, ...). The launch uses the current PyTorch stream unless
+``stream=`` is given. Every argument is checked before anything is launched
+(here and again in the runtime, which also asks the driver whether each
+address is device memory of the right device), so a bad argument raises
+TilecError naming it and leaves the CUDA context usable. torch is imported
+only when a kernel is launched without an explicit stream or outputs are
+allocated, never at import time.
 """
 
+import collections
 import ctypes
 import json
 import operator
@@ -30,6 +39,7 @@ __all__ = [
     "softmax",
     "synchronize",
     "topk",
+    "TopK",
 ]
 
 _LIB_NAME = "libtilec_runtime.so"
@@ -56,6 +66,27 @@ _TORCH_DTYPES = {
     "i1": "torch.bool",
 }
 
+# TILEC_DTYPE_* values (runtime/tilec_c_api.h) by metadata element name.
+_DTYPE_CODES = {"f32": 0, "bf16": 1, "f16": 2, "f64": 3, "i8": 4, "i16": 5,
+                "i32": 6, "i64": 7, "u8": 8, "i1": 9, "f8e4m3": 10}
+# The same element types as torch dtypes, __cuda_array_interface__ type
+# strings and DLPack (type code, bits); DLPack codes: 0 int, 1 uint,
+# 2 float, 4 bfloat, 6 bool, 10 float8_e4m3fn.
+_TORCH_ELEMS = {v: k for k, v in _TORCH_DTYPES.items()}
+_TYPESTR_ELEMS = {"<f4": "f32", "<f2": "f16", "<f8": "f64", "|i1": "i8",
+                  "<i2": "i16", "<i4": "i32", "<i8": "i64", "|u1": "u8",
+                  "|b1": "i1"}
+_DLPACK_ELEMS = {(2, 32): "f32", (4, 16): "bf16", (2, 16): "f16",
+                 (2, 64): "f64", (0, 8): "i8", (0, 16): "i16", (0, 32): "i32",
+                 (0, 64): "i64", (1, 8): "u8", (6, 8): "i1",
+                 (10, 8): "f8e4m3"}
+_ELEM_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "f64": 8, "i8": 1, "i16": 2,
+               "i32": 4, "i64": 8, "u8": 1, "i1": 1, "f8e4m3": 1}
+# DLPack device types that are CUDA memory: device and managed.
+_DLPACK_CUDA, _DLPACK_CUDA_MANAGED = 2, 13
+_DLPACK_DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl",
+                        7: "vulkan", 8: "metal", 10: "rocm", 13: "cuda_managed"}
+
 _INT_RANGES = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
 
 
@@ -66,6 +97,43 @@ class TilecError(RuntimeError):
     def __init__(self, message, code=3):
         super().__init__(message)
         self.code = code
+
+
+class _Tensor(ctypes.Structure):
+    """tilec_tensor (runtime/tilec_c_api.h)."""
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+    ]
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
 
 
 class _Value(ctypes.Union):
@@ -150,6 +218,15 @@ def _declare(lib):
             c_int,
             [c_void_p, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p],
         ),
+        "tilec_softmax_tensor": (
+            c_int,
+            [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor), c_void_p],
+        ),
+        "tilec_topk_tensor": (
+            c_int,
+            [ctypes.POINTER(_Tensor), ctypes.c_int64, ctypes.POINTER(_Tensor),
+             ctypes.POINTER(_Tensor), c_void_p],
+        ),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -161,9 +238,14 @@ def _declare(lib):
 _lib = _load_library()
 
 
-def _check(code):
+def _check(code, c_name=None, py_name=None):
+    """Raises the last error for a failed call; messages of `c_name` are
+    shown as coming from `py_name`."""
     if code != 0:
-        raise TilecError(_lib.tilec_last_error().decode(errors="replace"), code)
+        message = _lib.tilec_last_error().decode(errors="replace")
+        if c_name and message.startswith(c_name + ": "):
+            message = py_name + ": " + message[len(c_name) + 2:]
+        raise TilecError(message, code)
 
 
 def _as_int(value):
@@ -233,47 +315,222 @@ def _device_address(value, name):
     """A device pointer from an int or an object with data_ptr()."""
     if hasattr(value, "data_ptr"):
         return value.data_ptr()
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise TilecError(f"argument '{name}' must be a device pointer or a "
                      f"tensor, got {type(value).__name__}")
 
 
-def softmax(x, y, stream=None):
-    """y = softmax(x, dim=1) for (rows, cols) float32 or bfloat16 CUDA
-    tensors, fp32 math; y may be x."""
-    shape = getattr(x, "shape", None)
-    if shape is None or len(shape) != 2:
-        raise TilecError("argument 'x' must be a 2-D tensor")
-    if getattr(y, "shape", None) != shape:
-        raise TilecError(f"argument 'y' must have x's shape {tuple(shape)}")
-    dtypes = {"torch.float32": 0, "torch.bfloat16": 1}
-    dtype = dtypes.get(str(getattr(x, "dtype", None)))
-    if dtype is None or str(y.dtype) != str(x.dtype):
-        raise TilecError("arguments 'x' and 'y' must both be float32 or both "
-                         f"bfloat16, got {x.dtype} and {y.dtype}")
-    for name, t in (("x", x), ("y", y)):
-        if not t.is_contiguous():
-            raise TilecError(f"argument '{name}' must be contiguous")
-    _check(_lib.tilec_softmax(_device_address(x, "x"),
-                              _device_address(y, "y"), int(shape[0]),
-                              int(shape[1]), dtype, _stream_handle(stream)))
+def _is_torch(value):
+    return type(value).__module__.split(".")[0] == "torch" and hasattr(
+        value, "data_ptr")
 
 
-def topk(x, k, values, indices, batch=None, n=None, stream=None):
-    """Row-wise top-k (torch.topk largest/sorted semantics) of a (batch, n)
-    fp32 device matrix into preallocated (batch, k) fp32 ``values`` and
-    int64 ``indices``. Tensors give their own shape; raw pointers need
-    ``batch`` and ``n``."""
-    if batch is None or n is None:
-        shape = getattr(x, "shape", None)
-        if shape is None or len(shape) != 2:
-            raise TilecError("pass batch and n, or a 2-D tensor as x")
-        batch, n = int(shape[0]), int(shape[1])
-    _check(_lib.tilec_topk(_device_address(x, "x"), int(batch), int(n),
-                           int(k), _device_address(values, "values"),
-                           _device_address(indices, "indices"),
-                           _stream_handle(stream)))
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class _TensorArg:
+    """A tensor argument as the C API's tilec_tensor: address, element type,
+    shape and strides (elements), from a torch tensor or an object with
+    __cuda_array_interface__ or __dlpack__. Raises TilecError naming the
+    argument for what cannot be described (CPU memory, unknown element
+    types, strides that are not whole elements); everything else is
+    checked by the runtime, which knows what the entry point expects."""
+
+    def __init__(self, value, name, stream):
+        self.name = name
+        self.value = value
+        self.readonly = False
+        self._keepalive = []
+        if _is_torch(value):
+            self._from_torch(value)
+        elif hasattr(value, "__cuda_array_interface__"):
+            self._from_array_interface(value.__cuda_array_interface__)
+        elif hasattr(value, "__dlpack__"):
+            self._from_dlpack(value, stream)
+        else:
+            raise TilecError(
+                f"argument '{name}' must be a CUDA tensor (torch, or an object "
+                f"with __cuda_array_interface__ or __dlpack__), got "
+                f"{type(value).__name__}")
+        if self.elem not in _DTYPE_CODES:
+            raise TilecError(f"argument '{name}' has dtype {self.elem}, "
+                             "which tilec does not handle")
+
+    def _fail(self, why):
+        raise TilecError(f"argument '{self.name}' {why}")
+
+    def _from_torch(self, t):
+        if t.device.type != "cuda":
+            self._fail(f"is on {t.device}; expected a CUDA tensor")
+        self.elem = _TORCH_ELEMS.get(str(t.dtype), str(t.dtype))
+        self.address = t.data_ptr()
+        self.shape = tuple(int(d) for d in t.shape)
+        self.strides = tuple(int(s) for s in t.stride())
+
+    def _from_array_interface(self, cai):
+        typestr = cai.get("typestr", "?")
+        self.elem = _TYPESTR_ELEMS.get(typestr.replace("=", "<"),
+                                       f"'{typestr}'")
+        if cai.get("mask") is not None:
+            self._fail("has a mask; tilec takes unmasked arrays")
+        self.address, self.readonly = int(cai["data"][0]), bool(cai["data"][1])
+        self.shape = tuple(int(d) for d in cai["shape"])
+        self.strides = None
+        if cai.get("strides") is not None:
+            size = _ELEM_BYTES.get(self.elem, 1)
+            if any(s % size for s in cai["strides"]):
+                self._fail(f"has strides {tuple(cai['strides'])} bytes, not "
+                           f"whole {size}-byte elements")
+            self.strides = tuple(int(s) // size for s in cai["strides"])
+
+    def _from_dlpack(self, value, stream):
+        if hasattr(value, "__dlpack_device__"):
+            kind, index = value.__dlpack_device__()
+            if kind not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+                where = _DLPACK_DEVICE_NAMES.get(int(kind), f"device type {kind}")
+                self._fail(f"is on {where}:{index}; expected a CUDA tensor")
+        # DLPack's stream argument: 1 is the legacy default stream; the
+        # producer orders its pending work before that stream.
+        try:
+            capsule = value.__dlpack__(stream=stream or 1)
+        except TypeError:
+            capsule = value.__dlpack__()
+        # The capsule stays unconsumed (its name is not changed), so its
+        # destructor frees the tensor; it is kept until the call returns.
+        self._keepalive.append(capsule)
+        managed = _DLManagedTensor.from_address(
+            _capsule_pointer(capsule, b"dltensor"))
+        t = managed.dl_tensor
+        if t.device.device_type not in (_DLPACK_CUDA, _DLPACK_CUDA_MANAGED):
+            where = _DLPACK_DEVICE_NAMES.get(t.device.device_type,
+                                             f"device type {t.device.device_type}")
+            self._fail(f"is on {where}:{t.device.device_id}; expected a CUDA "
+                       "tensor")
+        key = (t.dtype.code, t.dtype.bits)
+        self.elem = _DLPACK_ELEMS.get(key) if t.dtype.lanes == 1 else None
+        if self.elem is None:
+            self.elem = "DLPack (code %d, bits %d, lanes %d)" % (
+                t.dtype.code, t.dtype.bits, t.dtype.lanes)
+        self.address = (t.data or 0) + t.byte_offset
+        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self.strides = (tuple(t.strides[i] for i in range(t.ndim))
+                        if t.strides else None)
+
+    def row_major(self):
+        if self.strides is None:
+            return True
+        expected = 1
+        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if extent != 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+    def as_c(self, output=False):
+        """The tilec_tensor; outputs must be writable."""
+        if output and self.readonly:
+            self._fail("is read-only; expected a writable output")
+        shape = (ctypes.c_int64 * max(len(self.shape), 1))(*self.shape)
+        strides = None
+        if self.strides is not None:
+            strides = (ctypes.c_int64 * max(len(self.strides), 1))(
+                *self.strides)
+        self._keepalive += [shape, strides]
+        return _Tensor(self.address, _DTYPE_CODES[self.elem], len(self.shape),
+                       shape, strides)
+
+
+def _empty(like, shape, elem, name):
+    """A new CUDA tensor of `shape` and element type `elem` from the
+    framework of `like` (torch or CuPy), on its device."""
+    if _is_torch(like):
+        torch = sys.modules["torch"]
+        return torch.empty(shape, dtype=getattr(torch, _TORCH_DTYPES[elem][6:]),
+                           device=like.device)
+    if type(like).__module__.split(".")[0] == "cupy":
+        cupy = sys.modules["cupy"]
+        with like.device:
+            return cupy.empty(shape, dtype={"f32": "float32", "i64": "int64",
+                                            "f16": "float16"}[elem])
+    raise TilecError(f"argument '{name}' was not given and tilec allocates "
+                     f"outputs only for torch and CuPy inputs, not "
+                     f"{type(like).__name__}; pass it preallocated")
+
+
+def _matrix_shape(x, name):
+    """(rows, cols) of a 2-D tensor argument, as the runtime would word it."""
+    if len(x.shape) != 2:
+        raise TilecError(f"argument '{name}' must be 2-D, got shape "
+                         f"{x.shape}")
+    return x.shape
+
+
+def softmax(x, y=None, stream=None, dim=-1):
+    """y = softmax(x, dim=-1) of a (rows, cols) float32 or bfloat16 CUDA
+    tensor, fp32 math. Without ``y`` a new tensor like x is returned (torch
+    and CuPy inputs); ``y`` may be x. Returns y."""
+    if dim not in (-1, 1):
+        raise TilecError(f"tilec.softmax: argument 'dim' is {dim!r}; tilec's "
+                         "softmax runs along the last dimension (-1 or 1)")
+    handle = _stream_handle(stream)
+    xt = _TensorArg(x, "x", handle)
+    if y is None:
+        y = _empty(x, _matrix_shape(xt, "x"), xt.elem, "y")
+    yt = _TensorArg(y, "y", handle)
+    cx, cy = xt.as_c(), yt.as_c(output=True)
+    _check(_lib.tilec_softmax_tensor(ctypes.byref(cx), ctypes.byref(cy),
+                                     handle),
+           "tilec_softmax_tensor", "tilec.softmax")
+    return y
+
+
+TopK = collections.namedtuple("TopK", ["values", "indices"])
+
+
+def topk(x, k, values=None, indices=None, batch=None, n=None, stream=None):
+    """Row-wise top-k with torch.topk(x, k, dim=-1, largest=True,
+    sorted=True) semantics of a (batch, n) float32 CUDA tensor: float32
+    values, descending, and int64 indices, each (batch, k). Without
+    ``values`` and ``indices`` both are allocated (torch and CuPy inputs).
+    Returns (values, indices). A raw device address as x takes ``batch``
+    and ``n`` and preallocated outputs (contiguous, checked by the
+    runtime)."""
+    if (values is None) != (indices is None):
+        raise TilecError("tilec.topk: pass both 'values' and 'indices', or "
+                         "neither to have them allocated")
+    number = _as_int(k)
+    if number is None:
+        raise TilecError(f"tilec.topk: argument 'k' must be an integer, got "
+                         f"{type(k).__name__}")
+    k = number
+    handle = _stream_handle(stream)
+    if isinstance(x, int) and not isinstance(x, bool):
+        if values is None or batch is None or n is None:
+            raise TilecError("tilec.topk: a raw address as 'x' needs 'batch', "
+                             "'n', 'values' and 'indices'")
+        _check(_lib.tilec_topk(x, int(batch), int(n), k,
+                               _device_address(values, "values"),
+                               _device_address(indices, "indices"), handle),
+               "tilec_topk", "tilec.topk")
+        return TopK(values, indices)
+    xt = _TensorArg(x, "x", handle)
+    if values is None:
+        rows, cols = _matrix_shape(xt, "x")
+        if not 1 <= k <= cols:
+            raise TilecError(f"tilec.topk: argument 'k' must be in [1, "
+                             f"n={cols}], got {k}")
+        values = _empty(x, (rows, k), "f32", "values")
+        indices = _empty(x, (rows, k), "i64", "indices")
+    vt, it = _TensorArg(values, "values", handle), _TensorArg(
+        indices, "indices", handle)
+    cx, cv, ci = xt.as_c(), vt.as_c(output=True), it.as_c(output=True)
+    _check(_lib.tilec_topk_tensor(ctypes.byref(cx), k, ctypes.byref(cv),
+                                  ctypes.byref(ci), handle),
+           "tilec_topk_tensor", "tilec.topk")
+    return TopK(values, indices)
 
 
 class Module:
@@ -396,6 +653,19 @@ class Kernel:
         return arg
 
     def _pointer(self, index, value, elem):
+        if not hasattr(value, "data_ptr") and (
+                hasattr(value, "__cuda_array_interface__")
+                or hasattr(value, "__dlpack__")):
+            try:
+                tensor = _TensorArg(value, "data", None)
+            except TilecError as error:
+                self._fail(index, str(error).split("' ", 1)[-1])
+            if elem and elem in _DTYPE_CODES and tensor.elem != elem:
+                self._fail(index, "expects elements of type %s, got %s"
+                           % (elem, tensor.elem))
+            if not tensor.row_major():
+                self._fail(index, "must be a contiguous tensor")
+            return tensor.address
         if hasattr(value, "data_ptr"):  # a torch tensor, checked duck-typed
             if not getattr(value, "is_cuda", False):
                 self._fail(index, "must be a CUDA tensor, got one on %s"

@@ -1,0 +1,376 @@
+// The argument checks of runtime/validate.h and of the softmax and top-k
+// entry points: every rejection that needs no GPU. The driver's answer
+// about a pointer is faked as a PointerInfo; the real query is covered by
+// the GPU tests (test/gpu/validation_gpu_test.cc).
+#include "runtime/validate.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/context.h"
+#include "runtime/softmax.h"
+#include "runtime/topk.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Distinct, aligned, never dereferenced addresses far apart: the pure
+// checks only do arithmetic on them.
+const void *Address(uintptr_t gigabyte) {
+  return reinterpret_cast<const void *>(gigabyte << 30);
+}
+
+TensorRef Tensor(const void *data, DType dtype,
+                 std::initializer_list<int64_t> shape,
+                 std::initializer_list<int64_t> strides = {}) {
+  TensorRef t = TensorRef::Contiguous(data, dtype, shape);
+  t.strides.assign(strides.begin(), strides.end());
+  return t;
+}
+
+void ExpectInvalid(const absl::Status &status, const std::string &message) {
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr(message));
+}
+
+TEST(DTypeTest, NamesSizesAndCValues) {
+  EXPECT_EQ(DTypeName(DType::kBF16), "bf16");
+  EXPECT_EQ(DTypeName(DType::kBool), "i1");
+  EXPECT_EQ(DTypeBytes(DType::kI64), 8);
+  EXPECT_EQ(DTypeBytes(DType::kF16), 2);
+  EXPECT_EQ(DTypeFromInt(7), DType::kI64);
+  EXPECT_EQ(DTypeFromInt(-1), std::nullopt);
+  EXPECT_EQ(DTypeFromInt(10), DType::kF8E4M3);
+  EXPECT_EQ(DTypeFromInt(11), std::nullopt);
+}
+
+TEST(TensorRefTest, StridesAndSpan) {
+  TensorRef dense = Tensor(Address(1), DType::kF32, {3, 5});
+  EXPECT_EQ(dense.stride(0), 5);
+  EXPECT_EQ(dense.stride(1), 1);
+  EXPECT_EQ(dense.NumElements(), 15);
+  EXPECT_EQ(dense.SpanBytes(), 60);
+  TensorRef empty = Tensor(Address(1), DType::kF32, {0, 5});
+  EXPECT_EQ(empty.SpanBytes(), 0);
+  EXPECT_EQ(ShapeString({4, kAnyExtent}), "(4, *)");
+  EXPECT_EQ(ShapeString({7}), "(7,)");
+}
+
+TEST(CheckTest, DTypeNamesWhatWasExpected) {
+  ExpectInvalid(CheckDType("x", Tensor(Address(1), DType::kF16, {2, 2}),
+                           {DType::kF32, DType::kBF16}),
+                "argument 'x' has dtype f16; expected f32 or bf16");
+}
+
+TEST(CheckTest, ShapeRankExtentAndOverflow) {
+  TensorRef t = Tensor(Address(1), DType::kF32, {2, 3, 4});
+  ExpectInvalid(CheckShape("x", t, {kAnyExtent, kAnyExtent}),
+                "argument 'x' must be 2-D, got shape (2, 3, 4)");
+  ExpectInvalid(
+      CheckShape("values", Tensor(Address(1), DType::kF32, {4, 8}), {4, 16}),
+      "argument 'values' has shape (4, 8); expected (4, 16)");
+  ExpectInvalid(CheckShape("x", Tensor(Address(1), DType::kF32, {-1, 2}),
+                           {kAnyExtent, kAnyExtent}),
+                "negative extent");
+  const int64_t huge = int64_t{1} << 40;
+  ExpectInvalid(CheckShape("x", Tensor(Address(1), DType::kF32, {huge, huge}),
+                           {kAnyExtent, kAnyExtent}),
+                "too large to address");
+  TensorRef mismatched = Tensor(Address(1), DType::kF32, {2, 2}, {2});
+  ExpectInvalid(CheckShape("x", mismatched, {2, 2}),
+                "has 1 strides for its 2 dimensions");
+}
+
+TEST(CheckTest, RowMajorRejectsTransposedAndPaddedRows) {
+  ExpectInvalid(
+      CheckRowMajor("x", Tensor(Address(1), DType::kF32, {4, 3}, {1, 4})),
+      "argument 'x' must be contiguous (row-major): shape (4, 3) has strides "
+      "(1, 4) (in elements); expected (3, 1)");
+  ExpectInvalid(
+      CheckRowMajor("x", Tensor(Address(1), DType::kF32, {4, 3}, {8, 1})),
+      "must be contiguous");
+  // Extent-1 dimensions may carry any stride, as PyTorch's do.
+  EXPECT_TRUE(
+      CheckRowMajor("x", Tensor(Address(1), DType::kF32, {1, 3}, {99, 1}))
+          .ok());
+  EXPECT_TRUE(
+      CheckRowMajor("x", Tensor(Address(1), DType::kF32, {2, 3}, {3, 1})).ok());
+}
+
+TEST(CheckTest, AlignmentAndNull) {
+  const char *base = static_cast<const char *>(Address(1));
+  ExpectInvalid(CheckAligned("x", Tensor(base + 2, DType::kF32, {1, 1})),
+                "is not a multiple of its 4-byte element size");
+  EXPECT_TRUE(CheckAligned("x", Tensor(base + 2, DType::kBF16, {1, 1})).ok());
+  ExpectInvalid(CheckNotNull("y", Tensor(nullptr, DType::kF32, {1, 1})),
+                "argument 'y' is a null pointer");
+}
+
+TEST(CheckTest, Overlap) {
+  const char *base = static_cast<const char *>(Address(1));
+  TensorRef a = Tensor(base, DType::kF32, {4, 4});
+  TensorRef shifted = Tensor(base + 16, DType::kF32, {4, 4});
+  TensorRef after = Tensor(base + 64, DType::kF32, {4, 4});
+  ExpectInvalid(CheckNoOverlap("x", a, "y", shifted, true),
+                "arguments 'x' and 'y' overlap in memory");
+  ExpectInvalid(CheckNoOverlap("x", a, "values", a), "overlap");
+  EXPECT_TRUE(CheckNoOverlap("x", a, "y", a, /*allow_identical=*/true).ok());
+  EXPECT_TRUE(CheckNoOverlap("x", a, "y", after).ok());
+}
+
+TEST(CheckTest, Int32Elements) {
+  ExpectInvalid(
+      CheckInt32Elements("x", Tensor(Address(1), DType::kF32, {65536, 50257})),
+      "has 3293642752 elements; the kernel addresses at most 2^31");
+  EXPECT_TRUE(
+      CheckInt32Elements("x", Tensor(Address(1), DType::kF32, {32768, 65535}))
+          .ok());
+}
+
+// CheckMemory with the driver's answers faked.
+class MemoryTest : public ::testing::Test {
+protected:
+  static PointerInfo Info(PointerInfo::Memory memory, int device,
+                          uint64_t start = 0, uint64_t size = 0) {
+    PointerInfo info;
+    info.memory = memory;
+    info.device = device;
+    info.range_start = start;
+    info.range_size = size;
+    return info;
+  }
+  const uintptr_t base_ = uintptr_t{1} << 30;
+  TensorRef x_ = Tensor(reinterpret_cast<const void *>(base_), DType::kF32,
+                        {4, 8}); // 128 bytes
+};
+
+TEST_F(MemoryTest, RejectsHostAndUnknownMemory) {
+  ExpectInvalid(
+      CheckMemory("x", x_, Info(PointerInfo::Memory::kUnknown, -1), 0),
+      "argument 'x' address 0x40000000 is not CUDA memory (a host "
+      "pointer, or freed); expected device memory of device 0");
+  ExpectInvalid(CheckMemory("x", x_, Info(PointerInfo::Memory::kHost, 0), 0),
+                "is page-locked host memory; expected device memory");
+}
+
+TEST_F(MemoryTest, RejectsAnotherDevice) {
+  ExpectInvalid(
+      CheckMemory("values", x_, Info(PointerInfo::Memory::kDevice, 1), 0),
+      "argument 'values' is memory of device 1; the kernel runs on "
+      "device 0");
+}
+
+TEST_F(MemoryTest, AcceptsDeviceMemoryOfTheDeviceAndManagedMemory) {
+  EXPECT_TRUE(
+      CheckMemory("x", x_, Info(PointerInfo::Memory::kDevice, 1), 1).ok());
+  EXPECT_TRUE(
+      CheckMemory("x", x_, Info(PointerInfo::Memory::kManaged, 0), 1).ok());
+}
+
+TEST_F(MemoryTest, RejectsAnAllocationTooSmall) {
+  // 100 bytes from x: the last 7 floats lie past the allocation.
+  ExpectInvalid(
+      CheckMemory("x", x_,
+                  Info(PointerInfo::Memory::kDevice, 0, base_ - 28, 128), 0),
+      "argument 'x' needs 128 bytes at 0x40000000 (shape (4, 8), "
+      "f32) but its allocation has only 100 bytes from there");
+  EXPECT_TRUE(
+      CheckMemory("x", x_, Info(PointerInfo::Memory::kDevice, 0, base_, 128), 0)
+          .ok());
+  // An unknown range (size 0) is not held against the tensor.
+  EXPECT_TRUE(
+      CheckMemory("x", x_, Info(PointerInfo::Memory::kDevice, 0, 0, 0), 0)
+          .ok());
+}
+
+// The top-k entry point's arguments, valid until a case changes one.
+struct TopKArgs {
+  absl::Status Validate() const {
+    return ValidateTopK(x_, k_, values_, indices_);
+  }
+  int64_t k_ = 16;
+  TensorRef x_ = Tensor(Address(1), DType::kF32, {8, 1000});
+  TensorRef values_ = Tensor(Address(2), DType::kF32, {8, 16});
+  TensorRef indices_ = Tensor(Address(3), DType::kI64, {8, 16});
+};
+
+TEST(TopKValidationTest, AcceptsValidArguments) {
+  TopKArgs args;
+  EXPECT_TRUE(args.Validate().ok()) << args.Validate();
+}
+
+TEST(TopKValidationTest, RejectsEachBadArgument) {
+  struct Case {
+    const char *what;
+    void (*mutate)(TopKArgs &);
+    const char *message;
+  };
+  const Case cases[] = {
+      {"null x", [](TopKArgs &t) { t.x_.data = nullptr; },
+       "argument 'x' is a null pointer"},
+      {"f16 x", [](TopKArgs &t) { t.x_.dtype = DType::kF16; },
+       "argument 'x' has dtype f16; expected f32"},
+      {"3-D x",
+       [](TopKArgs &t) {
+         t.x_.shape = {2, 4, 1000};
+       },
+       "argument 'x' must be 2-D, got shape (2, 4, 1000)"},
+      {"transposed x",
+       [](TopKArgs &t) {
+         t.x_ = Tensor(Address(1), DType::kF32, {8, 1000}, {1, 8});
+       },
+       "argument 'x' must be contiguous"},
+      {"misaligned x",
+       [](TopKArgs &t) {
+         t.x_.data = static_cast<const char *>(Address(1)) + 2;
+       },
+       "argument 'x' address"},
+      {"empty x",
+       [](TopKArgs &t) {
+         t.x_.shape = {0, 1000};
+       },
+       "argument 'x' has shape (0, 1000); expected (batch, n) with batch >= 1"},
+      {"k = 0", [](TopKArgs &t) { t.k_ = 0; },
+       "argument 'k' must be in [1, n=1000], got 0"},
+      {"k > n", [](TopKArgs &t) { t.k_ = 1001; },
+       "argument 'k' must be in [1, n=1000], got 1001"},
+      {"values too small",
+       [](TopKArgs &t) {
+         t.values_.shape = {8, 8};
+       },
+       "argument 'values' has shape (8, 8); expected (8, 16)"},
+      {"values of too few rows",
+       [](TopKArgs &t) {
+         t.values_.shape = {4, 16};
+       },
+       "argument 'values' has shape (4, 16); expected (8, 16)"},
+      {"f16 values", [](TopKArgs &t) { t.values_.dtype = DType::kF16; },
+       "argument 'values' has dtype f16; expected f32"},
+      {"int32 indices", [](TopKArgs &t) { t.indices_.dtype = DType::kI32; },
+       "argument 'indices' has dtype i32; expected i64"},
+      {"strided indices",
+       [](TopKArgs &t) {
+         t.indices_.strides = {32, 1};
+       },
+       "argument 'indices' must be contiguous"},
+      {"null indices", [](TopKArgs &t) { t.indices_.data = nullptr; },
+       "argument 'indices' is a null pointer"},
+      {"values inside x", [](TopKArgs &t) { t.values_.data = Address(1); },
+       "arguments 'x' and 'values' overlap"},
+      {"indices over values", [](TopKArgs &t) { t.indices_.data = Address(2); },
+       "arguments 'values' and 'indices' overlap"},
+  };
+  for (const Case &c : cases) {
+    TopKArgs t;
+    c.mutate(t);
+    SCOPED_TRACE(c.what);
+    ExpectInvalid(t.Validate(), c.message);
+  }
+}
+
+TEST(TopKValidationTest, KernelLimitsAreUnimplementedOrInvalid) {
+  TopKArgs t;
+  t.x_.shape = {1, 5000};
+  t.k_ = 4096;
+  t.values_.shape = t.indices_.shape = {1, 4096};
+  EXPECT_EQ(t.Validate().code(), absl::StatusCode::kUnimplemented);
+  t.x_.shape = {65536, 50257};
+  t.k_ = 1;
+  t.values_.shape = t.indices_.shape = {65536, 1};
+  ExpectInvalid(t.Validate(),
+                "elements; the kernel addresses at most 2^31 - 1");
+}
+
+TEST(TopKPointerValidation, NamesTheArgument) {
+  float x[8] = {}, values[8] = {};
+  int64_t indices[8] = {};
+  ExpectInvalid(ValidateTopK(nullptr, 1, 4, 2, values, indices), "'x'");
+  ExpectInvalid(ValidateTopK(x, 1, 4, 2, nullptr, indices), "'values'");
+  ExpectInvalid(ValidateTopK(x, 1, 4, 2, values, nullptr), "'indices'");
+  ExpectInvalid(ValidateTopK(x, 1, 4, 5, values, indices), "'k'");
+  ExpectInvalid(ValidateTopK(x, 1, 4, 0, values, indices), "'k'");
+  ExpectInvalid(ValidateTopK(x, 0, 4, 1, values, indices), "'batch'");
+  ExpectInvalid(ValidateTopK(x, 1, 0, 1, values, indices), "'n'");
+  ExpectInvalid(ValidateTopK(x, 65536, 50257, 1, values, indices),
+                "batch * n = 3293642752 exceeds 2^31 - 1");
+  ExpectInvalid(ValidateTopK(x, 2, 4, 4, x, indices),
+                "arguments 'x' and 'values' overlap");
+  EXPECT_EQ(ValidateTopK(x, 1, 5000, 4096, values, indices).code(),
+            absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(ValidateTopK(x, 2, 4, 4, values, indices).ok());
+}
+
+TEST(SoftmaxValidation, RejectsEachBadArgument) {
+  TensorRef x = Tensor(Address(1), DType::kBF16, {4, 100});
+  TensorRef y = Tensor(Address(2), DType::kBF16, {4, 100});
+  EXPECT_TRUE(ValidateSoftmax(x, y).ok());
+  EXPECT_TRUE(ValidateSoftmax(x, x).ok()); // in place
+
+  TensorRef bad = x;
+  bad.dtype = DType::kI32;
+  ExpectInvalid(ValidateSoftmax(bad, y),
+                "argument 'x' has dtype i32; expected f32 or bf16");
+  bad = y;
+  bad.dtype = DType::kF32;
+  ExpectInvalid(ValidateSoftmax(x, bad),
+                "argument 'y' has dtype f32; expected bf16");
+  bad = y;
+  bad.shape = {4, 99};
+  ExpectInvalid(ValidateSoftmax(x, bad),
+                "argument 'y' has shape (4, 99); expected (4, 100)");
+  bad = x;
+  bad.strides = {1, 4};
+  ExpectInvalid(ValidateSoftmax(bad, y), "argument 'x' must be contiguous");
+  bad = x;
+  bad.shape = {100};
+  ExpectInvalid(ValidateSoftmax(bad, y), "argument 'x' must be 2-D");
+  bad = y;
+  bad.data = static_cast<const char *>(Address(1)) + 64;
+  ExpectInvalid(ValidateSoftmax(x, bad),
+                "arguments 'x' and 'y' overlap in memory");
+  ExpectInvalid(
+      ValidateSoftmax(Tensor(Address(1), DType::kF32, {65536, 50257}),
+                      Tensor(Address(64), DType::kF32, {65536, 50257})),
+      "the kernel addresses at most 2^31 - 1");
+  ExpectInvalid(ValidateSoftmax(nullptr, Address(2), 1, 1), "'x'");
+  ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 0, 1), "'rows'");
+  ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 1, 0), "'cols'");
+}
+
+// The entry points check before they touch the driver or load a module, so
+// bad arguments fail the same way with or without a GPU.
+TEST(EntryPointTest, BadArgumentsFailBeforeTheDriver) {
+  TensorRef x = Tensor(Address(1), DType::kF16, {8, 1000});
+  TensorRef values = Tensor(Address(2), DType::kF32, {8, 16});
+  TensorRef indices = Tensor(Address(3), DType::kI64, {8, 16});
+  ExpectInvalid(TopK(x, 16, values, indices), "argument 'x' has dtype f16");
+  ExpectInvalid(Softmax(Tensor(Address(1), DType::kF32, {8, 1000}),
+                        Tensor(Address(4), DType::kBF16, {8, 1000})),
+                "argument 'y' has dtype bf16; expected f32");
+}
+
+// Valid host arguments: without a driver the entry points stop at the
+// driver; with one, the pointer check rejects the host memory (or, in a
+// runtime without embedded kernels, the kernel is not found first).
+TEST(EntryPointTest, HostMemoryNeverReachesALaunch) {
+  std::vector<float> x(8 * 1000), values(8 * 16);
+  std::vector<int64_t> indices(8 * 16);
+  absl::Status status =
+      TopK(x.data(), 8, 1000, 16, values.data(), indices.data());
+  ASSERT_FALSE(status.ok());
+  if (!DeviceAvailable()) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  } else if (status.code() != absl::StatusCode::kNotFound) {
+    ExpectInvalid(status, "argument 'x' address");
+    ExpectInvalid(status, "is not CUDA memory");
+  }
+}
+
+} // namespace
+} // namespace tilec
