@@ -26,63 +26,89 @@ std::string Child(absl::string_view path, absl::string_view key) {
   return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);
 }
 
-// Looks up a required member and checks its JSON type.
-absl::StatusOr<const JsonValue *> Field(const JsonValue &object,
-                                        absl::string_view path,
-                                        absl::string_view key,
-                                        JsonValue::Type type) {
-  const JsonValue *value = object.Find(key);
-  if (value == nullptr)
-    return Error(path, absl::StrCat("missing required field '", key, "'"));
-  if (value->type != type)
-    return Error(Child(path, key),
-                 absl::StrCat("expected ", JsonTypeName(type), ", got ",
-                              JsonTypeName(value->type)));
-  return value;
+// JSON types of required fields.
+enum class Type { kObject, kArray, kString, kNumber };
+
+bool Is(const Json &value, Type type) {
+  switch (type) {
+  case Type::kObject:
+    return value.is_object();
+  case Type::kArray:
+    return value.is_array();
+  case Type::kString:
+    return value.is_string();
+  case Type::kNumber:
+    return value.is_number();
+  }
+  return false;
 }
 
-absl::StatusOr<std::string> StringField(const JsonValue &object,
-                                        absl::string_view path,
-                                        absl::string_view key) {
-  absl::StatusOr<const JsonValue *> value =
-      Field(object, path, key, JsonValue::Type::kString);
+absl::string_view TypeName(Type type) {
+  switch (type) {
+  case Type::kObject:
+    return "object";
+  case Type::kArray:
+    return "array";
+  case Type::kString:
+    return "string";
+  case Type::kNumber:
+    return "number";
+  }
+  return "";
+}
+
+// Looks up a required member and checks its JSON type.
+absl::StatusOr<const Json *> Field(const Json &object, absl::string_view path,
+                                   absl::string_view key, Type type) {
+  auto it = object.find(std::string(key));
+  if (it == object.end())
+    return Error(path, absl::StrCat("missing required field '", key, "'"));
+  if (!Is(*it, type))
+    return Error(Child(path, key), absl::StrCat("expected ", TypeName(type),
+                                                ", got ", JsonTypeName(*it)));
+  return &*it;
+}
+
+absl::StatusOr<std::string>
+StringField(const Json &object, absl::string_view path, absl::string_view key) {
+  absl::StatusOr<const Json *> value = Field(object, path, key, Type::kString);
   if (!value.ok())
     return value.status();
-  if ((*value)->string.empty())
+  const std::string &text = (*value)->get_ref<const std::string &>();
+  if (text.empty())
     return Error(Child(path, key), "must not be empty");
-  return (*value)->string;
+  return text;
 }
 
-absl::StatusOr<uint32_t> ToUint32(const JsonValue &value,
-                                  absl::string_view path, uint32_t min) {
-  if (value.type != JsonValue::Type::kNumber || !value.is_integer ||
-      value.integer < min ||
-      value.integer > std::numeric_limits<uint32_t>::max())
+absl::StatusOr<uint32_t> ToUint32(const Json &value, absl::string_view path,
+                                  uint32_t min) {
+  // Integers written without fraction or exponent: non-negative ones are
+  // number_unsigned, negative ones number_integer.
+  if (!value.is_number_unsigned() || value.get<uint64_t>() < min ||
+      value.get<uint64_t>() > std::numeric_limits<uint32_t>::max())
     return Error(path,
                  absl::StrCat("expected an integer in [", min, ", ",
                               std::numeric_limits<uint32_t>::max(), "], got ",
-                              value.type == JsonValue::Type::kNumber
-                                  ? absl::StrCat(value.number)
-                                  : std::string(JsonTypeName(value.type))));
-  return static_cast<uint32_t>(value.integer);
+                              value.is_number()
+                                  ? absl::StrCat(value.get<double>())
+                                  : std::string(JsonTypeName(value))));
+  return static_cast<uint32_t>(value.get<uint64_t>());
 }
 
 // An array of three positive integers (block and cluster shapes).
-absl::StatusOr<std::array<uint32_t, 3>> Dim3Field(const JsonValue &object,
-                                                  absl::string_view path,
-                                                  absl::string_view key) {
-  absl::StatusOr<const JsonValue *> value =
-      Field(object, path, key, JsonValue::Type::kArray);
+absl::StatusOr<std::array<uint32_t, 3>>
+Dim3Field(const Json &object, absl::string_view path, absl::string_view key) {
+  absl::StatusOr<const Json *> value = Field(object, path, key, Type::kArray);
   if (!value.ok())
     return value.status();
   std::string field_path = Child(path, key);
-  if ((*value)->array.size() != 3)
-    return Error(field_path, absl::StrCat("expected 3 elements, got ",
-                                          (*value)->array.size()));
+  if ((*value)->size() != 3)
+    return Error(field_path,
+                 absl::StrCat("expected 3 elements, got ", (*value)->size()));
   std::array<uint32_t, 3> dims;
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<uint32_t> dim =
-        ToUint32((*value)->array[i], absl::StrCat(field_path, "[", i, "]"), 1);
+        ToUint32((**value)[i], absl::StrCat(field_path, "[", i, "]"), 1);
     if (!dim.ok())
       return dim.status();
     dims[i] = *dim;
@@ -90,11 +116,11 @@ absl::StatusOr<std::array<uint32_t, 3>> Dim3Field(const JsonValue &object,
   return dims;
 }
 
-absl::StatusOr<ParamInfo> ParseParam(const JsonValue &value,
+absl::StatusOr<ParamInfo> ParseParam(const Json &value,
                                      const std::string &path) {
-  if (value.type != JsonValue::Type::kObject)
-    return Error(
-        path, absl::StrCat("expected object, got ", JsonTypeName(value.type)));
+  if (!value.is_object())
+    return Error(path,
+                 absl::StrCat("expected object, got ", JsonTypeName(value)));
   ParamInfo param;
   absl::StatusOr<std::string> name = StringField(value, path, "name");
   if (!name.ok())
@@ -114,7 +140,7 @@ absl::StatusOr<ParamInfo> ParseParam(const JsonValue &value,
                                                               ParamKindName(k));
                                             })));
   param.kind = *parsed;
-  if (value.Find("elem") != nullptr) {
+  if (value.contains("elem")) {
     absl::StatusOr<std::string> elem = StringField(value, named_path, "elem");
     if (!elem.ok())
       return elem.status();
@@ -123,15 +149,14 @@ absl::StatusOr<ParamInfo> ParseParam(const JsonValue &value,
   return param;
 }
 
-absl::StatusOr<KernelInfo> ParseKernel(const JsonValue &value,
-                                       absl::string_view document,
+absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
                                        const std::string &path) {
-  if (value.type != JsonValue::Type::kObject)
-    return Error(
-        path, absl::StrCat("expected object, got ", JsonTypeName(value.type)));
+  if (!value.is_object())
+    return Error(path,
+                 absl::StrCat("expected object, got ", JsonTypeName(value)));
   KernelInfo kernel;
-  kernel.json =
-      std::string(document.substr(value.begin, value.end - value.begin));
+  // The record written back out, compact, members in document order.
+  kernel.json = value.dump();
   absl::StatusOr<std::string> name = StringField(value, path, "name");
   if (!name.ok())
     return name.status();
@@ -150,8 +175,8 @@ absl::StatusOr<KernelInfo> ParseKernel(const JsonValue &value,
                  absl::StrCat(threads, " threads per block; at most ",
                               kMaxThreadsPerBlock));
 
-  absl::StatusOr<const JsonValue *> shared =
-      Field(value, named, "shared_bytes", JsonValue::Type::kNumber);
+  absl::StatusOr<const Json *> shared =
+      Field(value, named, "shared_bytes", Type::kNumber);
   if (!shared.ok())
     return shared.status();
   absl::StatusOr<uint32_t> shared_bytes =
@@ -166,13 +191,13 @@ absl::StatusOr<KernelInfo> ParseKernel(const JsonValue &value,
     return cluster.status();
   kernel.cluster = *cluster;
 
-  absl::StatusOr<const JsonValue *> params =
-      Field(value, named, "params", JsonValue::Type::kArray);
+  absl::StatusOr<const Json *> params =
+      Field(value, named, "params", Type::kArray);
   if (!params.ok())
     return params.status();
-  for (size_t i = 0; i < (*params)->array.size(); ++i) {
-    absl::StatusOr<ParamInfo> param = ParseParam(
-        (*params)->array[i], absl::StrCat(named, ".params[", i, "]"));
+  for (size_t i = 0; i < (*params)->size(); ++i) {
+    absl::StatusOr<ParamInfo> param =
+        ParseParam((**params)[i], absl::StrCat(named, ".params[", i, "]"));
     if (!param.ok())
       return param.status();
     for (const ParamInfo &earlier : kernel.params)
@@ -183,18 +208,16 @@ absl::StatusOr<KernelInfo> ParseKernel(const JsonValue &value,
     kernel.params.push_back(*std::move(param));
   }
 
-  absl::StatusOr<const JsonValue *> maps =
-      Field(value, named, "tensor_maps", JsonValue::Type::kArray);
+  absl::StatusOr<const Json *> maps =
+      Field(value, named, "tensor_maps", Type::kArray);
   if (!maps.ok())
     return maps.status();
-  for (size_t i = 0; i < (*maps)->array.size(); ++i) {
-    const JsonValue &map = (*maps)->array[i];
-    if (map.type != JsonValue::Type::kObject)
-      return Error(
-          absl::StrCat(named, ".tensor_maps[", i, "]"),
-          absl::StrCat("expected object, got ", JsonTypeName(map.type)));
-    kernel.tensor_maps.emplace_back(
-        document.substr(map.begin, map.end - map.begin));
+  for (size_t i = 0; i < (*maps)->size(); ++i) {
+    const Json &map = (**maps)[i];
+    if (!map.is_object())
+      return Error(absl::StrCat(named, ".tensor_maps[", i, "]"),
+                   absl::StrCat("expected object, got ", JsonTypeName(map)));
+    kernel.tensor_maps.push_back(map.dump());
   }
   return kernel;
 }
@@ -227,13 +250,13 @@ std::optional<ParamKind> ParamKindFromName(absl::string_view name) {
 }
 
 absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json) {
-  absl::StatusOr<JsonValue> root = ParseJson(json);
+  absl::StatusOr<Json> root = ParseJson(json);
   if (!root.ok())
     return Error("", root.status().message());
-  if (root->type != JsonValue::Type::kObject)
+  if (!root->is_object())
     return Error("", absl::StrCat("expected a JSON object at the top level, "
                                   "got ",
-                                  JsonTypeName(root->type)));
+                                  JsonTypeName(*root)));
   ModuleInfo module;
   absl::StatusOr<std::string> format = StringField(*root, "", "format");
   if (!format.ok())
@@ -247,14 +270,13 @@ absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json) {
     return target.status();
   module.target = *target;
 
-  absl::StatusOr<const JsonValue *> kernels =
-      Field(*root, "", "kernels", JsonValue::Type::kArray);
+  absl::StatusOr<const Json *> kernels =
+      Field(*root, "", "kernels", Type::kArray);
   if (!kernels.ok())
     return kernels.status();
-  for (size_t i = 0; i < (*kernels)->array.size(); ++i) {
+  for (size_t i = 0; i < (*kernels)->size(); ++i) {
     std::string path = absl::StrCat("kernels[", i, "]");
-    absl::StatusOr<KernelInfo> kernel =
-        ParseKernel((*kernels)->array[i], json, path);
+    absl::StatusOr<KernelInfo> kernel = ParseKernel((**kernels)[i], path);
     if (!kernel.ok())
       return kernel.status();
     for (const KernelInfo &earlier : module.kernels)

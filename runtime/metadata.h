@@ -44,10 +44,11 @@ struct KernelInfo {
   uint32_t shared_bytes = 0;
   std::array<uint32_t, 3> cluster = {1, 1, 1};
   std::vector<ParamInfo> params;
-  // Each `tensor_maps` entry as its raw JSON text; its schema is reserved.
+  // Each `tensor_maps` entry as compact JSON text; its schema is reserved.
   std::vector<std::string> tensor_maps;
-  // This kernel's whole record as raw JSON text, for callers that want to
-  // read fields themselves (the C and Python APIs).
+  // This kernel's whole record as compact JSON text (members in document
+  // order), for callers that want to read fields themselves (the C and
+  // Python APIs).
   std::string json;
 
   bool HasCluster() const { return cluster[0] * cluster[1] * cluster[2] != 1; }

@@ -1,12 +1,13 @@
 #!/bin/bash
-# Installs what tilec needs from Debian (LLVM/MLIR 22, abseil, GoogleTest,
-# CMake, Ninja), then configures and builds everything into build/.
+# Installs what tilec needs from Debian (LLVM/MLIR 22, abseil, nlohmann-json,
+# GoogleTest, CMake, Ninja), then configures and builds everything into build/.
 # Safe to re-run: apt-get skips what is installed, ninja what is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 llvm-22-dev llvm-22-tools
-          libmlir-22-dev mlir-22-tools libabsl-dev libgtest-dev libgmock-dev)
+          libmlir-22-dev mlir-22-tools libabsl-dev libgtest-dev libgmock-dev
+          nlohmann-json3-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
