@@ -29,38 +29,49 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+// Linking LLVM brings in hundreds of its own options (every backend's);
+// --help shows only this category (see main).
+static cl::OptionCategory emitPtxCategory("emit-ptx options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::init("-"));
+                                      cl::init("-"), cl::cat(emitPtxCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("output file"),
-                                       cl::value_desc("file"), cl::init("-"));
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(emitPtxCategory));
 static cl::opt<std::string> target("target", cl::desc("sm_80, sm_90a, sm_100a"),
-                                   cl::init("sm_90a"));
+                                   cl::init("sm_90a"),
+                                   cl::cat(emitPtxCategory));
 static cl::opt<unsigned> numWarps("num-warps",
                                   cl::desc("warps per CTA for kernels without "
                                            "tile.num_warps"),
-                                  cl::init(4));
+                                  cl::init(4), cl::cat(emitPtxCategory));
 static cl::opt<bool> printMetadata("metadata",
                                    cl::desc("print the kernel metadata JSON "
-                                            "after the PTX"));
+                                            "after the PTX"),
+                                   cl::cat(emitPtxCategory));
 static cl::opt<std::string>
     metadataOut("metadata-out", cl::desc("write the kernel metadata JSON here"),
-                cl::value_desc("file"));
+                cl::value_desc("file"), cl::cat(emitPtxCategory));
 static cl::opt<bool> printStages("print-ir-after-all",
-                                 cl::desc("print the IR after every pass"));
+                                 cl::desc("print the IR after every pass"),
+                                 cl::cat(emitPtxCategory));
 static cl::opt<bool>
     summary("summary",
             cl::desc("print, per kernel, its launch shape, parameters and "
                      "PTX instruction mix (to stderr), plus ptxas's "
-                     "resource report when ptxas is present"));
+                     "resource report when ptxas is present"),
+            cl::cat(emitPtxCategory));
 static cl::opt<bool> resourceUsage(
     "resource-usage",
-    cl::desc("print registers/shared memory/spills reported by ptxas"));
+    cl::desc("print registers/shared memory/spills reported by ptxas"),
+    cl::cat(emitPtxCategory));
 enum class EmitKind { PTX, LLVM, MLIR };
 static cl::opt<EmitKind>
     emitKind("emit", cl::desc("what to print"), cl::init(EmitKind::PTX),
              cl::values(clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
                         clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
-                        clEnumValN(EmitKind::MLIR, "mlir", "lowered MLIR")));
+                        clEnumValN(EmitKind::MLIR, "mlir", "lowered MLIR")),
+             cl::cat(emitPtxCategory));
 
 static OwningOpRef<ModuleOp> parseKernels(llvm::SourceMgr &sourceMgr,
                                           MLIRContext &context) {
@@ -88,6 +99,7 @@ static OwningOpRef<ModuleOp> parseKernels(llvm::SourceMgr &sourceMgr,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(emitPtxCategory);
   cl::ParseCommandLineOptions(argc, argv, "tilec: tile kernels to PTX\n");
 
   if (!tile::isSupportedTarget(target)) {
