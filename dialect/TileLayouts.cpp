@@ -168,7 +168,7 @@ BlockedLayoutAttr mlir::tile::getDefaultLayout(MLIRContext *context,
 }
 
 BlockedLayoutAttr mlir::tile::getMmaBlockedEquivalent(MmaLayoutAttr mma) {
-  if (mma.getVersion() != 2)
+  if (mma.getVersion() != 2 && mma.getVersion() != 3)
     return {};
   return BlockedLayoutAttr::get(mma.getContext(), {1, 2}, {8, 4},
                                 mma.getWarpsPerCTA(), {1, 0});

@@ -63,11 +63,14 @@ BlockedLayoutAttr getDefaultLayout(MLIRContext *context,
                                    unsigned elementBits, unsigned numWarps);
 
 /// The blocked layout that places elements exactly where the accumulator
-/// fragments of `mma` (version 2, mma.sync m16n8) put them: each lane holds
+/// fragments of `mma` put them. Version 2 (mma.sync m16n8): each lane holds
 /// two adjacent columns of rows lane/4 and lane/4 + 8·warps[0] of its
 /// warp's 8×8 blocks; warps interleave by 8 rows and 8 columns, so one
 /// m16n8 fragment covers rows r and r + 8·warps[0] (the matching operand
-/// rows are fetched with the same stride). Null for other versions.
+/// rows are fetched with the same stride). Version 3 (wgmma m64nN, warps
+/// [W, 1]): the same form; each warpgroup's m64 block gathers the rows its
+/// four warps hold, and the lowering stages A's rows in that order (see
+/// WgmmaLowering.cpp). Null for other versions.
 BlockedLayoutAttr getMmaBlockedEquivalent(MmaLayoutAttr mma);
 
 /// `layout` with its two dimensions swapped (blocked layouts, and slices and

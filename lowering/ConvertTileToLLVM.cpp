@@ -54,6 +54,24 @@ bool hasTileTypes(Operation *op) {
          llvm::any_of(op->getResultTypes(), isTile);
 }
 
+/// Only kernels are lowered (there are no device-side calls); a function
+/// without `tile.kernel` would otherwise fail as "failed to legalize
+/// operation 'func.func'", which does not say what to change.
+LogicalResult checkFunctionsAreKernels(ModuleOp module) {
+  WalkResult result = module.walk([](func::FuncOp func) {
+    if (isKernel(func))
+      return WalkResult::advance();
+    func.emitError() << "function '" << func.getSymName()
+                     << "' is not a kernel: add the `"
+                     << TileDialect::kKernelAttrName
+                     << "` attribute (`func.func @" << func.getSymName()
+                     << "(...) attributes {" << TileDialect::kKernelAttrName
+                     << "}`); tilec lowers only kernels";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Every tile must have a layout the register lowering understands; say so
 /// at the first op that produces one that does not.
 LogicalResult checkLayoutsAssigned(ModuleOp module) {
@@ -71,7 +89,9 @@ LogicalResult checkLayoutsAssigned(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-/// Declares the dynamic shared-memory array kernels address scratch in.
+/// Declares the dynamic shared-memory array kernels address scratch in,
+/// 1024-byte aligned: the unit of the 128-byte swizzle pattern that wgmma
+/// shared-memory descriptors (and TMA) assume starts at such an address.
 void declareSharedMemory(ModuleOp module) {
   if (module.lookupSymbol(kSharedMemorySymbol))
     return;
@@ -79,7 +99,7 @@ void declareSharedMemory(ModuleOp module) {
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
   LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
                          LLVM::Linkage::External, kSharedMemorySymbol,
-                         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
 }
 
 /// Drops a CTA barrier that follows another in the same block with nothing
@@ -118,7 +138,8 @@ struct ConvertTileToLLVMPass
                          << llvm::join(getSupportedTargets(), ", ");
       return signalPassFailure();
     }
-    if (failed(checkLayoutsAssigned(module)))
+    if (failed(checkFunctionsAreKernels(module)) ||
+        failed(checkLayoutsAssigned(module)))
       return signalPassFailure();
     declareSharedMemory(module);
 
@@ -143,6 +164,7 @@ struct ConvertTileToLLVMPass
     populateAtomicPatterns(converter, patterns);
     populateClusterPatterns(converter, patterns, target);
     populateMmaSyncPatterns(converter, patterns, target);
+    populateWgmmaPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -46,6 +46,10 @@ void populateAtomicPatterns(TileTypeConverter &converter,
 /// tile.transpose; `target` decides whether fp8 is multiplied as fp8.
 void populateMmaSyncPatterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns, StringRef target);
+/// tile.dot with a version-3 mma accumulator (wgmma.mma_async on operands
+/// staged in swizzled shared memory), sm_90a.
+void populateWgmmaPatterns(TileTypeConverter &converter,
+                           RewritePatternSet &patterns);
 /// Kernels, returns and grid queries.
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);

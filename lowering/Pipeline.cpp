@@ -29,6 +29,8 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   pm.addPass(createTileAllocateShared());
   // Per-thread code.
   pm.addPass(createConvertTileToLLVM({options.target}));
+  // NVVM ops that are PTX templates (wgmma.mma_async) become inline PTX.
+  pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertTileMathToNVVM());
   pm.addPass(createLowerTileLoopHints());
   pm.addPass(createSCFToControlFlowPass());

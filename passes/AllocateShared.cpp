@@ -76,7 +76,8 @@ std::optional<DotStaging> mlir::tile::getDotStaging(Operation *op) {
   s.elementBytes = 32 / mma.getInstrShape()[2];
   s.rowBytes = s.k * s.elementBytes;
   s.swizzleBytes = getSwizzleBytes(s.rowBytes);
-  s.offsetB = llvm::alignTo(s.m * s.rowBytes, 128);
+  // Each operand starts on a swizzle-pattern boundary (1024 bytes).
+  s.offsetB = llvm::alignTo(s.m * s.rowBytes, 1024);
   s.totalBytes = s.offsetB + s.n * s.rowBytes;
   return s;
 }

@@ -123,6 +123,10 @@ private:
     WalkResult result = func.walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getAcc().getType());
       auto a = cast<RankedTensorType>(dot.getA().getType());
+      if (MmaLayoutAttr wgmma = chooseWgmmaLayout(acc, a)) {
+        recordAccumulatorLayout(dot, wgmma);
+        return WalkResult::advance();
+      }
       auto warps =
           chooseMmaWarps(acc.getDimSize(0), acc.getDimSize(1), numWarps);
       if (!warps) {
@@ -133,24 +137,51 @@ private:
                              "of 16 and N of 8 per warp, or fewer warps";
         return WalkResult::interrupt();
       }
-      auto layout = MmaLayoutAttr::get(
-          func.getContext(), 2, {warps->first, warps->second},
-          getMmaSyncInstr(a.getElementType(), target));
-      dotLayouts[dot] = layout;
-      // Follow the accumulator back through loop-carried arguments to the
-      // value that starts it.
-      Value init = dot.getAcc();
-      while (auto arg = dyn_cast<BlockArgument>(init)) {
-        auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-        if (!forOp || arg.getArgNumber() == 0)
-          break;
-        init = forOp.getInitArgs()[arg.getArgNumber() - 1];
-      }
-      if (!isa<BlockArgument>(init))
-        preferred.try_emplace(init, layout);
+      recordAccumulatorLayout(
+          dot, MmaLayoutAttr::get(func.getContext(), 2,
+                                  {warps->first, warps->second},
+                                  getMmaSyncInstr(a.getElementType(), target)));
       return WalkResult::advance();
     });
     return failure(result.wasInterrupted());
+  }
+
+  /// On sm_90a, the warpgroup instruction wgmma (version 3) when the dot
+  /// fits it: every warpgroup of four warps takes whole m64 row blocks and
+  /// the full N (at most 256, a multiple of 8) of each, and a staged operand
+  /// row (K elements) spans one swizzle pattern of 32, 64 or 128 bytes.
+  MmaLayoutAttr chooseWgmmaLayout(RankedTensorType acc, RankedTensorType a) {
+    if (target != "sm_90a" || numWarps % 4 != 0)
+      return {};
+    Type element = a.getElementType();
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+    if (!fp8 && !element.isBF16() && !element.isF16())
+      return {};
+    int64_t m = acc.getDimSize(0), n = acc.getDimSize(1);
+    int64_t k = a.getDimSize(1), rowBytes = k * (fp8 ? 1 : 2);
+    unsigned instrK = fp8 ? 32 : 16;
+    if (m % (16 * int64_t(numWarps)) != 0 || n % 8 != 0 || n > 256 ||
+        k % instrK != 0 || !llvm::isPowerOf2_64(rowBytes) || rowBytes < 32 ||
+        rowBytes > 128)
+      return {};
+    return MmaLayoutAttr::get(func.getContext(), 3, {numWarps, 1},
+                              {64, unsigned(n), instrK});
+  }
+
+  /// Gives `dot` the accumulator layout `layout`, and follows its
+  /// accumulator back through loop-carried arguments to the value that
+  /// starts it, which is then created in that layout.
+  void recordAccumulatorLayout(DotOp dot, MmaLayoutAttr layout) {
+    dotLayouts[dot] = layout;
+    Value init = dot.getAcc();
+    while (auto arg = dyn_cast<BlockArgument>(init)) {
+      auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!forOp || arg.getArgNumber() == 0)
+        break;
+      init = forOp.getInitArgs()[arg.getArgNumber() - 1];
+    }
+    if (!isa<BlockArgument>(init))
+      preferred.try_emplace(init, layout);
   }
 
   LogicalResult visit(Operation *op) {

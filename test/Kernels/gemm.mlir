@@ -5,15 +5,17 @@
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
-// The one GEMM source: bf16 on m16n8k16 everywhere; fp8 on m16n8k32 e4m3
-// where the target has it, widened to bf16 on sm_80. Both stage operands
-// with 16-byte shared stores and read fragments with ldmatrix.
+// The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
+// from swizzled shared memory; on sm_80 (and for now sm_100a) mma.sync
+// m16n8k16 with fragments read by ldmatrix, fp8 widened to bf16 on sm_80.
 // SM90-LABEL: .entry gemm_bf16
-// SM90: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90: fence.proxy.async.shared::cta
+// SM90: wgmma.fence.sync.aligned
+// SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SM90: wgmma.commit_group.sync.aligned
+// SM90: wgmma.wait_group.sync.aligned 0
 // SM90-LABEL: .entry gemm_fp8
-// SM90: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// SM90: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
+// SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // SM80-LABEL: .entry gemm_bf16
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80-LABEL: .entry gemm_fp8

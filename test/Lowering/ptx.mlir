@@ -10,7 +10,7 @@
 // SM90: .target sm_90a
 // SM100: .version 8.6
 // SM100: .target sm_100a
-// CHECK: .extern .shared .align 16 .b8 __tile_smem[];
+// CHECK: .extern .shared .align 1024 .b8 __tile_smem[];
 // CHECK-LABEL: .entry row_sum(
 // CHECK: .reqntid 128, 1, 1
 // CHECK: mov.u32 %r{{[0-9]+}}, %ctaid.x;

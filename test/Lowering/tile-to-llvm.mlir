@@ -3,7 +3,7 @@
 // A row reduction across two warps: per-thread combine, five butterfly
 // shuffles across 32 lanes, then a barrier-fenced exchange through shared
 // scratch between the warps.
-// CHECK: llvm.mlir.global external @__tile_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @__tile_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @row_max
 // CHECK-SAME: nvvm.kernel
 // CHECK-SAME: nvvm.reqntid = array<i32: 64, 1, 1>

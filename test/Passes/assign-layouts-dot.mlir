@@ -1,12 +1,14 @@
 // RUN: kernel-opt %s -split-input-file -verify-diagnostics -tile-assign-layouts=target=sm_90a -canonicalize | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: kernel-opt %s -split-input-file -verify-diagnostics -tile-assign-layouts=target=sm_80 -canonicalize | FileCheck %s --check-prefixes=CHECK,SM80
 
-// A dot's result gets the mma.sync accumulator layout, the warps split so
-// that each warp reads the fewest operand rows (4x2 for 128x128 on 8
-// warps). The loop-carried accumulator starts in that layout, so nothing
+// A dot's result gets the accumulator layout of the target's tensor-core
+// instruction: on sm_90a wgmma (version 3, two warpgroups each taking
+// m64n128 blocks), on sm_80 mma.sync with the warps split so that each
+// warp reads the fewest operand rows (4x2 for 128x128 on 8 warps). The loop-carried accumulator starts in that layout, so nothing
 // is converted inside the loop; the transposed weight tile keeps the
 // registers of its load with the dimensions swapped.
-// CHECK-DAG: #[[ACC:.*]] = #tile.mma<version = 2, warps = [4, 2], instr = [16, 8, 16]>
+// SM90-DAG: #[[ACC:.*]] = #tile.mma<version = 3, warps = [8, 1], instr = [64, 128, 16]>
+// SM80-DAG: #[[ACC:.*]] = #tile.mma<version = 2, warps = [4, 2], instr = [16, 8, 16]>
 // CHECK-DAG: #[[LOAD:.*]] = #tile.blocked<size = [1, 8], threads = [4, 8], warps = [8, 1], order = [1, 0]>
 // CHECK-DAG: #[[LOADT:.*]] = #tile.blocked<size = [8, 1], threads = [8, 4], warps = [1, 8], order = [0, 1]>
 // SM90: module attributes {tile.target = "sm_90a"}
@@ -40,10 +42,10 @@ func.func @gemm_tile(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %y: !tile.ptr<f32
 
 // -----
 
-// fp8 multiplies as fp8 (m16n8k32) where the target has it; sm_80 widens
-// to bf16 (m16n8k16). A per-column scale broadcast over the accumulator is
+// fp8 multiplies as fp8 (wgmma m64n64k32) on sm_90a; sm_80 widens to
+// bf16 (mma.sync m16n8k16). A per-column scale broadcast over the accumulator is
 // converted as one row, not as the whole tile.
-// SM90-DAG: #[[ACC8:.*]] = #tile.mma<version = 2, warps = [2, 2], instr = [16, 8, 32]>
+// SM90-DAG: #[[ACC8:.*]] = #tile.mma<version = 3, warps = [4, 1], instr = [64, 64, 32]>
 // SM80-DAG: #[[ACC8:.*]] = #tile.mma<version = 2, warps = [2, 2], instr = [16, 8, 16]>
 // CHECK-DAG: #[[ROW:.*]] = #tile.slice<dim = 0, parent = #[[ACC8]]>
 // CHECK-LABEL: func.func @fp8_scaled

@@ -8,9 +8,10 @@
 // tile.dot on mma.sync (lowering/TensorCore/MmaSyncLowering.cpp): the
 // operands are staged in scratch (A 64x32 bf16 = 4096 bytes, then B
 // transposed, 64 rows of 64 bytes), then each warp reads its fragments with
-// ldmatrix and issues one m16n8k16 per fragment and K step. 64x64 on 4
-// warps: 2x2 warps, 2 m-fragments x 4 n-fragments x 2 K steps = 16 mma per
-// warp. B's four n8 blocks come in two ldmatrix.x4 per K step.
+// ldmatrix and issues one m16n8k16 per fragment and K step. 64x64 on 2
+// warps (too few for a wgmma warpgroup, so sm_90a uses mma.sync too): 2x1
+// warps, 2 m-fragments x 8 n-fragments x 2 K steps = 32 mma per warp; per
+// K step two ldmatrix.x4 for A and four for B's eight n8 blocks.
 // CHECK-LABEL: llvm.func @dot_bf16
 // CHECK-SAME: shared_bytes = 8192
 // CHECK: nvvm.barrier0
@@ -19,12 +20,12 @@
 // CHECK-COUNT-4: nvvm.ldmatrix {{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // PTX90-LABEL: .entry dot_bf16
-// LDMATRIX: 8
-// PTX90-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// LDMATRIX: 12
+// PTX90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX80-LABEL: .entry dot_bf16
-// PTX80-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX80-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 func.func @dot_bf16(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    attributes {tile.kernel, tile.num_warps = 2 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
@@ -51,7 +52,7 @@ func.func @dot_bf16(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
 // PTX80-NOT: e4m3
 // PTX80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 func.func @dot_fp8(%x: !tile.ptr<f8E4M3FN>, %y: !tile.ptr<f32>, %n: i32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    attributes {tile.kernel, tile.num_warps = 2 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<f8E4M3FN> -> !tile.view<?x?xf8E4M3FN>

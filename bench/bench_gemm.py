@@ -1,0 +1,140 @@
+"""GEMM: tilec (embedded kernels_dsl/gemm.mlir) against cuBLAS.
+
+    y = bf16(float(x @ w^T) * scale), x (M, K), w (N, K), scale (N,) f32
+
+fp8 e4m3 against torch._scaled_mm with row-wise scales (cuBLAS), bf16
+against torch.matmul (cuBLAS; the scale is not applied there, so the peer
+does slightly less work). Run on a GPU machine with the runtime built:
+    TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \
+    PYTHONPATH=runtime/python python3 bench/bench_gemm.py
+
+Every shape is first checked on fresh random data against a float64
+reference (the inputs of ../shared/KERNELS.md section 1, plus its stress
+cases), with the output poisoned (NaN) before the run; then both are timed
+with CUDA events around the launch alone, L2 flushed before every run,
+median of many runs, in the same process.
+"""
+import sys
+
+import torch
+
+import tilec
+from timing import l2_flusher, time_median
+
+DECK = [(4096, 4096, 4096), (4096, 4096, 4127), (32, 8192, 8192),
+        (4096, 14336, 4096)]
+# Around the deck: odd, tiny and skinny shapes.
+GRID = [(1, 1, 1), (7, 13, 17), (129, 257, 100), (1000, 1000, 1000),
+        (32, 4096, 4096), (256, 8192, 1024), (2048, 2048, 8192)]
+RUNS = 30
+TILE = 128
+
+_module = None
+
+
+def kernel(name):
+    global _module
+    if _module is None:
+        _module = tilec.Module.embedded("gemm")
+    return _module.kernel(name)
+
+
+def tilec_gemm(x, w, scale, y):
+    m, k = x.shape
+    n = w.shape[0]
+    name = "gemm_fp8" if x.dtype == torch.float8_e4m3fn else "gemm_bf16"
+    kernel(name)(((n + TILE - 1) // TILE, (m + TILE - 1) // TILE), x, w,
+                 scale, y, m, n, k)
+
+
+def fp8_inputs(m, n, k, x_scale=1.0):
+    """KERNELS.md: x = (rand*8-4) in fp8; weight rows N(0, 0.02) stored as
+    w/s in fp8 with s = amax(row)/448."""
+    x = ((torch.rand(m, k, device="cuda") * 8 - 4) * x_scale).to(
+        torch.float8_e4m3fn)
+    w = torch.randn(n, k, device="cuda") * 0.02
+    s = w.abs().amax(dim=1) / 448
+    return x, (w / s[:, None]).to(torch.float8_e4m3fn), s.float()
+
+
+def reference(x, w, scale):
+    return (x.double() @ w.double().T) * scale.double()[None, :]
+
+
+def check(x, w, scale, atol, rtol, what):
+    y = torch.full((x.shape[0], w.shape[0]), float("nan"),
+                   dtype=torch.bfloat16, device="cuda")
+    tilec_gemm(x, w, scale, y)
+    torch.cuda.synchronize()
+    ref = reference(x, w, scale)
+    err = (y.double() - ref).abs()
+    ok = bool(torch.all(err <= atol + rtol * ref.abs()))
+    if not ok:
+        print(f"FAIL {what}: max err {err.max().item():.4g}, "
+              f"ref max {ref.abs().max().item():.4g}")
+    return ok
+
+
+def check_shape(m, n, k):
+    ok = True
+    x, w, s = fp8_inputs(m, n, k)
+    ok &= check(x, w, s, 0.2, 0.2, f"fp8 {m}x{n}x{k}")
+    x1, _, _ = fp8_inputs(m, n, k, 1e-3)
+    ok &= check(x1, w, s, 5e-4, 5e-2, f"fp8 x*1e-3 {m}x{n}x{k}")
+    x64, _, _ = fp8_inputs(m, n, k, 64)
+    ok &= check(x64, w, s, 12, 0.2, f"fp8 x*64 {m}x{n}x{k}")
+    # The weight changed in place between calls.
+    w.copy_((w.float() * 1e-2).to(torch.float8_e4m3fn))
+    ok &= check(x, w, s, 3e-3, 0.2, f"fp8 w*1e-2 {m}x{n}x{k}")
+    xb = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    wb = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) * 0.05
+    sb = torch.rand(n, device="cuda") + 0.5
+    ok &= check(xb, wb, sb, 0.02, 0.02, f"bf16 {m}x{n}x{k}")
+    return ok
+
+
+def bench(m, n, k, flush):
+    x, w, s = fp8_inputs(m, n, k)
+    y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    ours8 = time_median(lambda _: tilec_gemm(x, w, s, y), flush, RUNS)
+    # cuBLAS needs K and N multiples of 16: pad outside the timing.
+    kp = (k + 15) // 16 * 16
+    np_ = (n + 15) // 16 * 16
+    xp = torch.zeros(m, kp, device="cuda", dtype=torch.float8_e4m3fn)
+    wp = torch.zeros(np_, kp, device="cuda", dtype=torch.float8_e4m3fn)
+    xp[:, :k] = x
+    wp[:n, :k] = w
+    one = torch.ones(m, 1, device="cuda")
+    sb = torch.ones(1, np_, device="cuda")
+    sb[0, :n] = s
+    peer8 = time_median(
+        lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one, scale_b=sb,
+                                   out_dtype=torch.bfloat16), flush, RUNS)
+    xb = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    wb = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    sf = torch.rand(n, device="cuda")
+    oursb = time_median(lambda _: tilec_gemm(xb, wb, sf, y), flush, RUNS)
+    peerb = time_median(lambda _: torch.matmul(xb, wb.t()), flush, RUNS)
+    return ours8, peer8, oursb, peerb
+
+
+def main():
+    torch.manual_seed(0)
+    flush = l2_flusher()
+    ok = True
+    for m, n, k in GRID + DECK:
+        ok &= check_shape(m, n, k)
+    print("correctness:", "all shapes pass" if ok else "FAILURES")
+    print(f"{'M x N x K':>22} | {'fp8 ours':>9} {'cuBLAS':>8} {'ratio':>6}"
+          f" {'TFLOP/s':>8} | {'bf16 ours':>9} {'cuBLAS':>8} {'ratio':>6}")
+    for m, n, k in DECK + GRID[3:]:
+        o8, p8, ob, pb = bench(m, n, k, flush)
+        tf = 2 * m * n * k / (o8 * 1e-6) / 1e12
+        print(f"{f'{m} x {n} x {k}':>22} | {o8:8.1f}u {p8:7.1f}u "
+              f"{p8 / o8:6.2f} {tf:8.0f} | {ob:8.1f}u {pb:7.1f}u "
+              f"{pb / ob:6.2f}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

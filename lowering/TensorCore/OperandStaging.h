@@ -1,0 +1,46 @@
+//===- OperandStaging.h - tensor-core operands in shared memory -*- C++ -*-===//
+//
+// Both tensor-core lowerings of tile.dot stage their operands the same way:
+// every thread stores the elements it holds into scratch, A as M rows of K
+// and B transposed as N rows of K (K-contiguous, as ldmatrix and the wgmma
+// K-major descriptors read them), 16-byte vectors where the layout gives a
+// thread consecutive K elements, each row's 16-byte chunks XOR-swizzled in
+// the TMA/wgmma 32/64/128-byte pattern (see swizzleChunk).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LOWERING_TENSORCORE_OPERANDSTAGING_H
+#define TILEC_LOWERING_TENSORCORE_OPERANDSTAGING_H
+
+#include "lowering/LoweringUtils.h"
+#include "passes/SharedMemory.h"
+
+namespace mlir::tile {
+
+bool isFp8(Type type);
+
+/// An fp8 value (held as i8) as the bf16 with the same value (exact).
+Value widenFp8ToBF16(OpBuilder &b, Location loc, Value byte, bool e5m2);
+
+/// Byte offset, within an operand's staged rows, of column `col` (in
+/// elements) of row `row`, under the staging's swizzle.
+Value stagedOffset(OpBuilder &b, Location loc, const DotStaging &s, Value row,
+                   Value col);
+
+/// The shared address (ptr<3>) `base + offset` bytes into scratch.
+Value scratchByte(OpBuilder &b, Location loc, int64_t base, Value offset);
+
+/// Maps an operand's logical row (i32) to the staged row it is stored in.
+using RowMap = function_ref<Value(OpBuilder &, Location, Value)>;
+
+/// Stores the elements of one operand tile into its staged rows at byte
+/// `base` of scratch. `rowDim` is the tile dimension that indexes staged
+/// rows, the other one is K; `rowMap`, when given, permutes the rows.
+LogicalResult stageOperand(OpBuilder &b, Location loc, Operation *op,
+                           RankedTensorType type, ValueRange values,
+                           unsigned rowDim, int64_t base, const DotStaging &s,
+                           RowMap rowMap = nullptr);
+
+} // namespace mlir::tile
+
+#endif // TILEC_LOWERING_TENSORCORE_OPERANDSTAGING_H

@@ -1,0 +1,207 @@
+//===- WgmmaLowering.cpp - tile.dot on wgmma (sm_90a) ---------------------===//
+//
+// A dot whose accumulator has a `#tile.mma<version = 3, warps = [W, 1],
+// instr = [64, N, k]>` layout runs on the warpgroup instruction
+// `wgmma.mma_async` (m64nNk16 for 16-bit operands, m64nNk32 for fp8), with
+// both operands read from shared memory through matrix descriptors:
+//
+//  1. the operands are staged as for mma.sync (OperandStaging.h): K-major
+//     rows of 32, 64 or 128 bytes in the matching swizzle pattern, which is
+//     exactly the layout a K-major descriptor with that swizzle mode
+//     describes (8-row groups 8·rowBytes apart). A's rows are permuted on
+//     the way (see wgmmaRow) so that the rows the accumulator layout gives a
+//     warpgroup form its m64 blocks;
+//  2. a proxy fence makes the generic-proxy stores visible to the tensor
+//     cores, a barrier waits for every thread's stores;
+//  3. each warpgroup issues, per m64 block and K step, one wgmma whose
+//     descriptors advance 32 bytes along the swizzled rows; the group is
+//     committed and waited for before the accumulator is read.
+//
+// The accumulator fragment of wgmma (warp q of a warpgroup: rows 16q +
+// lane/4 (+8), columns 8s + 2·(lane%4) (+1)) is the blocked layout of
+// getMmaBlockedEquivalent with rows renamed, so the epilogue reads it in
+// registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Patterns.h"
+#include "lowering/TensorCore/OperandStaging.h"
+
+#include "dialect/TileDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The staged row of A's logical row `r` (i32). Under the accumulator's
+/// blocked form, warp w of W holds rows g + 8w + 8W·t (g = lane/4); wgmma
+/// gives warp q of warpgroup G rows 16q + g + 8h of each m64 block it
+/// issues. Block j of warpgroup G (of `groups`) takes t = 2j + h, so
+/// r = g + 8w + 8W(2j + h) with w = 4G + q is staged at row
+/// 64(G + groups·j) + 16q + 8h + g.
+Value wgmmaRow(OpBuilder &b, Location loc, Value r, int64_t warps) {
+  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+  int64_t groups = warps / 4;
+  Value g = LLVM::AndOp::create(b, loc, r, c(7));
+  Value w = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, r, c(3)),
+                                c(warps - 1));
+  Value t = LLVM::LShrOp::create(b, loc, r, c(3 + llvm::Log2_64(warps)));
+  Value group = LLVM::LShrOp::create(b, loc, w, c(2));
+  Value q = LLVM::AndOp::create(b, loc, w, c(3));
+  Value h = LLVM::AndOp::create(b, loc, t, c(1));
+  Value j = LLVM::LShrOp::create(b, loc, t, c(1));
+  Value block = LLVM::AddOp::create(b, loc, group,
+                                    LLVM::MulOp::create(b, loc, j, c(groups)));
+  Value row = LLVM::MulOp::create(b, loc, block, c(64));
+  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, q, c(16)));
+  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, h, c(8)));
+  return LLVM::AddOp::create(b, loc, row, g);
+}
+
+/// The constant part of a K-major shared-memory matrix descriptor for rows
+/// of `s`: leading byte offset 16 (unused when swizzled), stride byte
+/// offset between 8-row groups, swizzle mode (1: 128 B, 2: 64 B, 3: 32 B).
+uint64_t descriptorBits(const DotStaging &s) {
+  uint64_t stride = 8 * s.rowBytes;
+  uint64_t mode = s.swizzleBytes == 128  ? 1
+                  : s.swizzleBytes == 64 ? 2
+                  : s.swizzleBytes == 32 ? 3
+                                         : 0;
+  return (uint64_t(16 >> 4) << 16) | ((stride >> 4) << 32) | (mode << 62);
+}
+
+/// The descriptor of the rows starting `byteOffset` bytes into scratch:
+/// the shared address (>> 4) in bits 0-13 over the constant bits.
+Value makeDescriptor(OpBuilder &b, Location loc, Value scratchBase,
+                     int64_t byteOffset, uint64_t bits) {
+  Value addr =
+      LLVM::AddOp::create(b, loc, scratchBase, i32Const(b, loc, byteOffset));
+  Value field = LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4)),
+      i32Const(b, loc, 0x3FFF));
+  Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), field);
+  return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, int64_t(bits)));
+}
+
+NVVM::WGMMATypes getWgmmaType(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return NVVM::WGMMATypes::e5m2;
+  if (element.isF16())
+    return NVVM::WGMMATypes::f16;
+  return NVVM::WGMMATypes::bf16;
+}
+
+struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto accType = cast<RankedTensorType>(op.getResult().getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(accType.getEncoding());
+    if (!mma || mma.getVersion() != 3)
+      return failure();
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    Type element = aType.getElementType();
+    std::optional<DotStaging> s = getDotStaging(op);
+    int64_t warps = mma.getWarpsPerCTA()[0];
+    ArrayRef<unsigned> instr = mma.getInstrShape();
+    int64_t k = instr[2];
+    if (mma.getWarpsPerCTA()[1] != 1 || warps % 4 != 0 ||
+        s->m % (16 * warps) != 0 || instr[0] != 64 || instr[1] != s->n ||
+        s->n % 8 != 0 || s->n > 256 || s->k % k != 0 ||
+        s->elementBytes * k != 32 || s->rowBytes > 128 ||
+        s->swizzleBytes != s->rowBytes || !accType.getElementType().isF32())
+      return op.emitOpError("does not fit wgmma m64n")
+             << s->n << "k" << k << " over " << warps
+             << " warps (needs M a multiple of 16 per warp, N <= 256, K rows "
+                "of 32-128 bytes, f32 accumulation)";
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+    ctaBarrier(b, loc);
+    auto aRows = [&](OpBuilder &b, Location loc, Value r) {
+      return wgmmaRow(b, loc, r, warps);
+    };
+    if (failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0, 0,
+                            *s, aRows)) ||
+        failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
+                            s->offsetB, *s)))
+      return failure();
+    // The tensor cores read shared memory through the async proxy.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    ctaBarrier(b, loc);
+
+    FailureOr<Distribution> accDist = getDistribution(accType);
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value group = LLVM::LShrOp::create(b, loc, tid, c(7));
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value scratch = LLVM::PtrToIntOp::create(
+        b, loc, b.getI32Type(),
+        LLVM::AddressOfOp::create(b, loc, ptrType, kSharedMemorySymbol));
+    // This warpgroup's first m64 block starts at row 64·group.
+    Value aBase = LLVM::AddOp::create(
+        b, loc, scratch,
+        LLVM::MulOp::create(b, loc, group, c(64 * s->rowBytes)));
+    uint64_t bits = descriptorBits(*s);
+
+    int64_t groups = warps / 4;
+    int64_t blocks = s->m / (64 * groups);
+    int64_t perRow = accDist->perThread[1];
+    int64_t regs = s->n / 2;
+    Type f32 = b.getF32Type();
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(regs, f32));
+    NVVM::WGMMATypes type = getWgmmaType(element);
+    SmallVector<Value> acc(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    // Accumulator register i of block j: n8 block i/4, row half (i%4)/2,
+    // column i%2; as an element of the blocked form, row index 2j + half.
+    auto elementOf = [&](int64_t j, int64_t i) {
+      return (2 * j + (i % 4) / 2) * perRow + 2 * (i / 4) + i % 2;
+    };
+
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    SmallVector<Value> results;
+    for (int64_t j = 0; j < blocks; ++j) {
+      Value d = LLVM::UndefOp::create(b, loc, accStruct);
+      for (int64_t i = 0; i < regs; ++i)
+        d = LLVM::InsertValueOp::create(b, loc, d, acc[elementOf(j, i)], i);
+      for (int64_t ks = 0; ks < s->k / k; ++ks) {
+        Value descA = makeDescriptor(
+            b, loc, aBase, 64 * groups * j * s->rowBytes + 32 * ks, bits);
+        Value descB =
+            makeDescriptor(b, loc, scratch, s->offsetB + 32 * ks, bits);
+        d = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, accStruct, d, descA, descB,
+            NVVM::MMAShapeAttr::get(b.getContext(), 64, s->n, k), type, type,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            NVVM::MMALayout::row, NVVM::MMALayout::col,
+            /*satfinite=*/nullptr);
+      }
+      results.push_back(d);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    for (auto [j, d] : llvm::enumerate(results))
+      for (int64_t i = 0; i < regs; ++i)
+        acc[elementOf(j, i)] = LLVM::ExtractValueOp::create(b, loc, d, i);
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateWgmmaPatterns(TileTypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<DotWgmmaLowering>(converter, patterns.getContext());
+}
