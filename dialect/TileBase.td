@@ -54,7 +54,14 @@ def Tile_Dialect : Dialect {
   }];
 }
 
+// Every tile op is per-program work and must sit inside a function (a
+// kernel body): at module level nothing would run it, and translation to
+// LLVM IR used to crash on it instead of reporting it.
+def Tile_InFunction : NativeOpTrait<"InFunction"> {
+  let cppNamespace = "::mlir::tile";
+}
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
+    : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 #endif // TILE_BASE_TD

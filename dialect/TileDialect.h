@@ -38,6 +38,18 @@ LayoutAttrInterface getLayout(Type tileType);
 bool isKernel(Operation *func);
 /// Warps per CTA of a kernel (`tile.num_warps`, default 4).
 unsigned getNumWarps(Operation *func);
+
+/// Fails, with an error at `op`, unless `op` is nested in a func.func.
+LogicalResult verifyInFunction(Operation *op);
+
+/// The trait every tile op carries (Tile_InFunction in TileBase.td).
+template <typename ConcreteType>
+class InFunction : public OpTrait::TraitBase<ConcreteType, InFunction> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyInFunction(op);
+  }
+};
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

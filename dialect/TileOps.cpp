@@ -3,6 +3,7 @@
 #include "dialect/TileDialect.h"
 #include "dialect/TileLayouts.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -39,6 +40,16 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
 
 #define GET_OP_CLASSES
 #include "dialect/TileOps.cpp.inc"
+
+LogicalResult mlir::tile::verifyInFunction(Operation *op) {
+  if (op->getParentOfType<func::FuncOp>())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError(
+      "must be inside a kernel body (a func.func with `tile.kernel`)");
+  if (Operation *parent = op->getParentOp())
+    diag << ", not in '" << parent->getName() << "'";
+  return diag;
+}
 
 namespace {
 /// Prints a shape as `4x1024` for diagnostics.

@@ -376,3 +376,14 @@ func.func @no_hoist_not_unit(%n: index) {
   } {tile.no_hoist = 1 : i32}
   return
 }
+
+// -----
+
+// Tile ops are per-program work: at module level nothing runs them.
+// expected-error @+1 {{'tile.cluster_barrier' op must be inside a kernel body (a func.func with `tile.kernel`), not in 'builtin.module'}}
+tile.cluster_barrier
+
+// -----
+
+// expected-error @+1 {{'tile.program_id' op must be inside a kernel body}}
+%pid = tile.program_id x
