@@ -30,10 +30,12 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
                             llvm::cl::desc("warps per CTA for kernels without "
                                            "tile.num_warps"),
                             llvm::cl::init(4)};
-  Option<unsigned> numStages{*this, "num-stages",
-                             llvm::cl::desc("software pipelining depth of "
-                                            "global-to-shared copies"),
-                             llvm::cl::init(3)};
+  Option<unsigned> numStages{
+      *this, "num-stages",
+      llvm::cl::desc("iterations of a dot loop in flight: its loads are "
+                     "issued num-stages - 1 iterations ahead "
+                     "(tile-pipeline-loads); 1 disables"),
+      llvm::cl::init(2)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR.

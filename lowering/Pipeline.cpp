@@ -23,6 +23,7 @@ bool mlir::tile::isSupportedTarget(StringRef target) {
 void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
   // Hardware mapping at tile level.
+  pm.addPass(createTilePipelineLoads({options.numStages}));
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -32,6 +32,27 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "issue the loads that feed a loop's dots iterations ahead";
+  let description = [{
+    Software pipelining at tile level: in an `scf.for` whose body writes no
+    memory, every `tile.load` whose value reaches a `tile.dot` in the body
+    and whose offsets are computed from the induction variable is issued
+    `num-stages - 1` iterations ahead. The loaded tiles are carried by the
+    loop (a queue of `num-stages - 1` tiles per load, held in registers); a
+    prologue loads the first iterations before the loop. Loads past the
+    last iteration are bounds-checked by their view, so they are safe.
+    `num-stages` 1 leaves loops unchanged.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", "2",
+           "iterations in flight: loads are issued num-stages - 1 ahead">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "size the shared memory each kernel needs";
   let description = [{

@@ -45,6 +45,11 @@ static cl::opt<unsigned> numWarps("num-warps",
                                   cl::desc("warps per CTA for kernels without "
                                            "tile.num_warps"),
                                   cl::init(4), cl::cat(emitPtxCategory));
+static cl::opt<unsigned>
+    numStages("num-stages",
+              cl::desc("iterations of a dot loop in flight (loads issued "
+                       "num-stages - 1 ahead); 1 disables pipelining"),
+              cl::init(2), cl::cat(emitPtxCategory));
 static cl::opt<bool> printMetadata("metadata",
                                    cl::desc("print the kernel metadata JSON "
                                             "after the PTX"),
@@ -140,6 +145,7 @@ int main(int argc, char **argv) {
   tile::TileToPTXOptions options;
   options.target = target;
   options.numWarps = numWarps;
+  options.numStages = numStages;
   tile::buildTileToPTXPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
