@@ -1,22 +1,26 @@
 #include "runtime/context.h"
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
 namespace tilec {
-namespace {
 
-// Retains device 0's primary context once per process. It is never released:
-// it is shared with other users of the device and lives as long as they do.
-absl::StatusOr<CUcontext> PrimaryContext(const Driver &driver) {
+absl::StatusOr<CUcontext> PrimaryContext(const Driver &driver, int ordinal) {
+  // One retain per device for the process: releasing it would let the
+  // driver destroy the context under modules loaded in it.
   static absl::Mutex mutex(absl::kConstInit);
-  static CUcontext primary ABSL_GUARDED_BY(mutex) = nullptr;
+  static auto *primaries ABSL_GUARDED_BY(mutex) =
+      new absl::flat_hash_map<int, CUcontext>();
   absl::MutexLock lock(&mutex);
-  if (primary != nullptr)
-    return primary;
+  auto it = primaries->find(ordinal);
+  if (it != primaries->end())
+    return it->second;
   cu::CUdevice device = 0;
   absl::Status status =
-      driver.Check(driver.api().cuDeviceGet(&device, 0), "cuDeviceGet(0)");
+      driver.Check(driver.api().cuDeviceGet(&device, ordinal),
+                   absl::StrCat("cuDeviceGet(", ordinal, ")"));
   if (!status.ok())
     return status;
   CUcontext context = nullptr;
@@ -24,11 +28,24 @@ absl::StatusOr<CUcontext> PrimaryContext(const Driver &driver) {
                         "cuDevicePrimaryCtxRetain");
   if (!status.ok())
     return status;
-  primary = context;
-  return primary;
+  primaries->emplace(ordinal, context);
+  return context;
 }
 
-} // namespace
+absl::StatusOr<int> CurrentDevice(const Driver &driver) {
+  CUcontext current = nullptr;
+  absl::Status status =
+      driver.Check(driver.api().cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+  if (!status.ok())
+    return status;
+  if (current == nullptr)
+    return -1;
+  cu::CUdevice device = 0;
+  status = driver.Check(driver.api().cuCtxGetDevice(&device), "cuCtxGetDevice");
+  if (!status.ok())
+    return status;
+  return device;
+}
 
 absl::StatusOr<CUcontext> CurrentOrPrimaryContext(const Driver &driver) {
   CUcontext current = nullptr;
@@ -38,7 +55,7 @@ absl::StatusOr<CUcontext> CurrentOrPrimaryContext(const Driver &driver) {
     return status;
   if (current != nullptr)
     return current;
-  absl::StatusOr<CUcontext> primary = PrimaryContext(driver);
+  absl::StatusOr<CUcontext> primary = PrimaryContext(driver, 0);
   if (!primary.ok())
     return primary.status();
   status =

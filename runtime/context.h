@@ -1,8 +1,10 @@
 // CUDA context selection.
 //
-// The runtime works in the device's primary context, the one the CUDA runtime
-// (and so PyTorch) uses, so that device pointers and streams from PyTorch are
-// valid in kernels the runtime launches.
+// The runtime works in each device's primary context, the one the CUDA
+// runtime (and so PyTorch) uses, so that device pointers and streams from
+// PyTorch are valid in kernels the runtime launches. The entry points pick
+// the device from their tensors (runtime/validate.h) and launch in that
+// device's primary context, whatever context the caller has current.
 #ifndef TILEC_RUNTIME_CONTEXT_H_
 #define TILEC_RUNTIME_CONTEXT_H_
 
@@ -11,6 +13,15 @@
 #include "runtime/driver.h"
 
 namespace tilec {
+
+// The primary context of device `ordinal`, retained on first use and never
+// released (it is shared with every other user of the device). Fails for an
+// ordinal the driver does not know.
+absl::StatusOr<CUcontext> PrimaryContext(const Driver &driver, int ordinal);
+
+// The device of the context current on the calling thread, or -1 when none
+// is current.
+absl::StatusOr<int> CurrentDevice(const Driver &driver);
 
 // Returns the context current on the calling thread. When there is none,
 // retains the primary context of device 0 and makes it current first. A

@@ -26,6 +26,7 @@ using CUdevice_attribute = int;
 using CUfunction_attribute = int;
 using CUlaunchAttributeID = int;
 using CUpointer_attribute = int;
+using CUstreamCaptureStatus = int;
 
 // CUresult values the runtime treats specially.
 inline constexpr CUresult CUDA_SUCCESS = 0;
@@ -41,6 +42,8 @@ inline constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 inline constexpr CUresult CUDA_ERROR_INVALID_PTX = 218;
 inline constexpr CUresult CUDA_ERROR_JIT_COMPILER_NOT_FOUND = 221;
 inline constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+inline constexpr CUresult CUDA_ERROR_INVALID_CONTEXT = 201;
+inline constexpr CUresult CUDA_ERROR_INVALID_HANDLE = 400;
 inline constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 inline constexpr CUresult CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
 inline constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
@@ -84,6 +87,17 @@ inline constexpr CUpointer_attribute CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
 inline constexpr unsigned int CU_MEMORYTYPE_HOST = 1;
 inline constexpr unsigned int CU_MEMORYTYPE_DEVICE = 2;
 inline constexpr unsigned int CU_MEMORYTYPE_UNIFIED = 4;
+
+// CUstreamCaptureStatus values (cuStreamIsCapturing).
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_NONE = 0;
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_ACTIVE = 1;
+inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2;
+
+// Special stream handles: the legacy default stream (also spelled as a null
+// handle) and the calling thread's per-thread default stream. They name a
+// stream of whichever context is current.
+inline const CUstream CU_STREAM_LEGACY = reinterpret_cast<CUstream>(0x1);
+inline const CUstream CU_STREAM_PER_THREAD = reinterpret_cast<CUstream>(0x2);
 
 // Launch attributes for cuLaunchKernelEx (CUDA 12.0+).
 inline constexpr CUlaunchAttributeID CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
@@ -170,6 +184,15 @@ using PFN_cuPointerGetAttributes = CUresult (*)(unsigned int count,
                                                 void **data, CUdeviceptr ptr);
 using PFN_cuMemsetD32_v2 = CUresult (*)(CUdeviceptr dst, unsigned int value,
                                         size_t count);
+using PFN_cuMemsetD32Async = CUresult (*)(CUdeviceptr dst, unsigned int value,
+                                          size_t count, CUstream stream);
+using PFN_cuMemAllocAsync = CUresult (*)(CUdeviceptr *ptr, size_t bytes,
+                                         CUstream stream);
+using PFN_cuMemFreeAsync = CUresult (*)(CUdeviceptr ptr, CUstream stream);
+using PFN_cuStreamIsCapturing = CUresult (*)(CUstream stream,
+                                             CUstreamCaptureStatus *status);
+using PFN_cuStreamGetCtx = CUresult (*)(CUstream stream, CUcontext *ctx);
+using PFN_cuStreamGetId = CUresult (*)(CUstream stream, unsigned long long *id);
 } // extern "C"
 
 } // namespace tilec::cu

@@ -34,6 +34,9 @@ absl::StatusCode StatusCodeForCuResult(cu::CUresult result) {
   case CUDA_ERROR_OUT_OF_MEMORY:
   case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
     return absl::StatusCode::kResourceExhausted;
+  case CUDA_ERROR_INVALID_CONTEXT:
+  case CUDA_ERROR_INVALID_HANDLE:
+    return absl::StatusCode::kInvalidArgument;
   case CUDA_ERROR_NOT_FOUND:
     return absl::StatusCode::kNotFound;
   case CUDA_ERROR_NOT_SUPPORTED:
@@ -90,8 +93,14 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   TILEC_RESOLVE(cuMemcpyDtoH_v2, true);
   TILEC_RESOLVE(cuMemsetD32_v2, true);
   TILEC_RESOLVE(cuPointerGetAttributes, true);
+  TILEC_RESOLVE(cuMemsetD32Async, true);
+  TILEC_RESOLVE(cuStreamIsCapturing, true);
+  TILEC_RESOLVE(cuStreamGetCtx, true);
   TILEC_RESOLVE(cuLaunchKernelEx, false);
   TILEC_RESOLVE(cuOccupancyMaxActiveClusters, false);
+  TILEC_RESOLVE(cuMemAllocAsync, false);
+  TILEC_RESOLVE(cuMemFreeAsync, false);
+  TILEC_RESOLVE(cuStreamGetId, false);
 #undef TILEC_RESOLVE
   if (!missing.empty()) {
     dlclose(handle);

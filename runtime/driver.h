@@ -42,9 +42,18 @@ struct DriverApi {
   cu::PFN_cuMemcpyDtoH_v2 cuMemcpyDtoH_v2 = nullptr;
   cu::PFN_cuMemsetD32_v2 cuMemsetD32_v2 = nullptr;
   cu::PFN_cuPointerGetAttributes cuPointerGetAttributes = nullptr;
+  cu::PFN_cuMemsetD32Async cuMemsetD32Async = nullptr;
+  cu::PFN_cuStreamIsCapturing cuStreamIsCapturing = nullptr;
+  cu::PFN_cuStreamGetCtx cuStreamGetCtx = nullptr;
   // Optional: CUDA 12.0+, needed only for thread-block cluster launches.
   cu::PFN_cuLaunchKernelEx cuLaunchKernelEx = nullptr;
   cu::PFN_cuOccupancyMaxActiveClusters cuOccupancyMaxActiveClusters = nullptr;
+  // Optional: CUDA 11.2+, needed only for scratch memory (top-k rows split
+  // across programs).
+  cu::PFN_cuMemAllocAsync cuMemAllocAsync = nullptr;
+  cu::PFN_cuMemFreeAsync cuMemFreeAsync = nullptr;
+  // Optional: CUDA 12.0+; without it streams are told apart by handle.
+  cu::PFN_cuStreamGetId cuStreamGetId = nullptr;
 };
 
 class Driver {

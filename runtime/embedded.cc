@@ -1,15 +1,16 @@
 #include "runtime/embedded.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/context.h"
 
 namespace tilec {
@@ -76,21 +77,46 @@ LoadEmbedded(absl::string_view module_name, absl::string_view target) {
       available.empty() ? "(none)" : absl::StrJoin(available, ", ")));
 }
 
-absl::StatusOr<const Kernel *>
-GetEmbeddedKernel(absl::string_view module_name,
-                  absl::string_view kernel_name) {
-  static absl::Mutex mutex;
+absl::StatusOr<const Kernel *> GetEmbeddedKernel(absl::string_view module_name,
+                                                 absl::string_view kernel_name,
+                                                 int device) {
+  static absl::Mutex mutex(absl::kConstInit);
   static auto *modules ABSL_GUARDED_BY(mutex) =
-      new absl::flat_hash_map<std::string, std::unique_ptr<Module>>();
+      new absl::flat_hash_map<std::pair<int, std::string>,
+                              std::unique_ptr<Module>>();
   absl::MutexLock lock(&mutex);
-  auto it = modules->find(module_name);
+  auto key = std::make_pair(device, std::string(module_name));
+  auto it = modules->find(key);
   if (it == modules->end()) {
+    absl::StatusOr<const Driver *> driver = Driver::Get();
+    if (!driver.ok())
+      return driver.status();
+    absl::StatusOr<CUcontext> primary = PrimaryContext(**driver, device);
+    if (!primary.ok())
+      return primary.status();
+    // Load (and pick the target) in that device's context; the caller's
+    // context is current again afterwards.
+    ScopedContext scope(**driver, *primary);
+    if (!scope.status().ok())
+      return scope.status();
     absl::StatusOr<std::unique_ptr<Module>> loaded = LoadEmbedded(module_name);
     if (!loaded.ok())
       return loaded.status();
-    it = modules->emplace(std::string(module_name), *std::move(loaded)).first;
+    it = modules->emplace(std::move(key), *std::move(loaded)).first;
   }
   return it->second->GetKernel(kernel_name);
+}
+
+absl::StatusOr<const Kernel *>
+GetEmbeddedKernel(absl::string_view module_name,
+                  absl::string_view kernel_name) {
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  absl::StatusOr<int> device = CurrentDevice(**driver);
+  if (!device.ok())
+    return device.status();
+  return GetEmbeddedKernel(module_name, kernel_name, std::max(*device, 0));
 }
 
 } // namespace tilec

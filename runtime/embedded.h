@@ -44,9 +44,17 @@ std::string TargetForComputeCapability(int major, int minor);
 absl::StatusOr<std::unique_ptr<Module>>
 LoadEmbedded(absl::string_view module_name, absl::string_view target = "");
 
-// A kernel of an embedded module for the current device, loading the module
-// on first use and keeping it for the life of the process (the entry points
-// of runtime/softmax.h and runtime/topk.h launch through it).
+// A kernel of an embedded module on device `device`: the module is loaded
+// into that device's primary context (for that device's target) on first
+// use and kept for the life of the process, one copy per device. The entry
+// points of runtime/softmax.h, runtime/topk.h and runtime/gemm.h launch
+// through it on the device that holds their tensors.
+absl::StatusOr<const Kernel *> GetEmbeddedKernel(absl::string_view module_name,
+                                                 absl::string_view kernel_name,
+                                                 int device);
+
+// The same on the device of the current context (device 0 when none is
+// current).
 absl::StatusOr<const Kernel *> GetEmbeddedKernel(absl::string_view module_name,
                                                  absl::string_view kernel_name);
 

@@ -35,19 +35,21 @@ absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
 }
 
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
-                  const TensorRef &scale, const TensorRef &y,
-                  CUstream stream) {
+                  const TensorRef &scale, const TensorRef &y, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateGemm(x, w, scale, y));
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "gemm", x.dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8");
-  if (!kernel.ok())
-    return kernel.status();
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
-  TILEC_RETURN_IF_ERROR(CheckDeviceTensors(
-      **driver, (*kernel)->context(),
-      {{"x", &x}, {"w", &w}, {"scale", &scale}, {"y", &y}}));
+  absl::StatusOr<int> device = CheckDeviceTensors(
+      **driver, {{"x", &x}, {"w", &w}, {"scale", &scale}, {"y", &y}});
+  if (!device.ok())
+    return device.status();
+  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
+      "gemm", x.dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8", *device);
+  if (!kernel.ok())
+    return kernel.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*kernel)->context(), *device));
   // Every extent fits in int32: the element counts do.
   const int m = int(x.shape[0]), k = int(x.shape[1]), n = int(w.shape[0]);
   const KernelArg args[] = {KernelArg::Ptr(x.data),     KernelArg::Ptr(w.data),
@@ -57,9 +59,9 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
   const uint32_t grid_n = uint32_t((n + kGemmTileN - 1) / kGemmTileN);
   const uint32_t grid_m = uint32_t((m + kGemmTileM - 1) / kGemmTileM);
   if (grid_m > 65535)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "argument 'x' has ", m, " rows; at most ", 65535 * kGemmTileM,
-        " are supported"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'x' has ", m, " rows; at most ",
+                     65535 * kGemmTileM, " are supported"));
   return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
                            PointerCheck::kSkip);
 }

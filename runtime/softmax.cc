@@ -52,15 +52,20 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateSoftmax(x, y));
   const SoftmaxType type =
       x.dtype == DType::kF32 ? SoftmaxType::kF32 : SoftmaxType::kBF16;
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "softmax", type == SoftmaxType::kF32 ? "softmax_f32" : "softmax_bf16");
-  if (!kernel.ok())
-    return kernel.status();
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
-  TILEC_RETURN_IF_ERROR(CheckDeviceTensors(**driver, (*kernel)->context(),
-                                           {{"x", &x}, {"y", &y}}));
+  absl::StatusOr<int> device =
+      CheckDeviceTensors(**driver, {{"x", &x}, {"y", &y}});
+  if (!device.ok())
+    return device.status();
+  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
+      "softmax", type == SoftmaxType::kF32 ? "softmax_f32" : "softmax_bf16",
+      *device);
+  if (!kernel.ok())
+    return kernel.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*kernel)->context(), *device));
   // Both extents fit in int32: the element count does.
   const int rows = int(x.shape[0]), cols = int(x.shape[1]);
   const KernelArg args[] = {KernelArg::Ptr(x.data), KernelArg::Ptr(y.data),

@@ -39,19 +39,24 @@ absl::Status Invalid(const char *argument, const std::string &why) {
       absl::StrCat("argument '", argument, "' ", why));
 }
 
-// Candidate buffer and per-row tickets of the split kernel, shared by all
-// calls and grown on demand. The kernel leaves every ticket at zero, so
-// only fresh tickets are cleared. Calls that overlap on different streams
-// must not share it; they are serialized by the caller's stream order.
+// Candidate buffer and per-row tickets of the split kernel, one per device,
+// shared by all calls on that device and grown on demand. The kernel leaves
+// every ticket at zero, so only fresh tickets are cleared. Calls that
+// overlap on different streams must not share it; they are serialized by
+// the caller's stream order.
 struct Workspace {
   cu::CUdeviceptr work = 0, tickets = 0;
   size_t workBytes = 0, ticketCount = 0;
 };
 
-absl::StatusOr<Workspace> GetWorkspace(size_t workBytes, size_t ticketCount) {
-  static absl::Mutex mutex;
-  static Workspace *ws ABSL_GUARDED_BY(mutex) = new Workspace;
+// Runs with the device's context current.
+absl::StatusOr<Workspace> GetWorkspace(int device, size_t workBytes,
+                                       size_t ticketCount) {
+  static absl::Mutex mutex(absl::kConstInit);
+  static auto *workspaces ABSL_GUARDED_BY(mutex) =
+      new absl::flat_hash_map<int, Workspace>();
   absl::MutexLock lock(&mutex);
+  Workspace *ws = &(*workspaces)[device];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -118,16 +123,22 @@ bool UseClusters(const Kernel &kernel, int batch, int k, int parts) {
 
 // One program per (row, part of kPartLen columns); the last part of each
 // row to finish (or part 0 of a cluster) merges the parts' candidates.
-absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
-                       int k, int parts, float *values, int64_t *indices,
-                       CUstream stream) {
+absl::Status TopKSplit(const Kernel &kernel, int device, const float *x,
+                       int batch, int n, int k, int parts, float *values,
+                       int64_t *indices, CUstream stream) {
   // A row of one part, or a cluster, touches neither buffer; any non-null
   // address will do.
   const bool clusters = UseClusters(kernel, batch, k, parts);
   cu::CUdeviceptr work = reinterpret_cast<uintptr_t>(x), tickets = work;
   if (parts > 1 && !clusters) {
+    absl::StatusOr<const Driver *> driver = Driver::Get();
+    if (!driver.ok())
+      return driver.status();
+    ScopedContext scope(**driver, kernel.context());
+    if (!scope.status().ok())
+      return scope.status();
     absl::StatusOr<Workspace> ws =
-        GetWorkspace(size_t(batch) * kMaxCandidates * 8, size_t(batch));
+        GetWorkspace(device, size_t(batch) * kMaxCandidates * 8, size_t(batch));
     if (!ws.ok())
       return ws.status();
     work = ws->work;
@@ -195,18 +206,23 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
     name = kTop1KernelName;
   else if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
     name = kSplitKernelName;
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(kModuleName, name);
-  if (!kernel.ok())
-    return kernel.status();
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
-  TILEC_RETURN_IF_ERROR(CheckDeviceTensors(
-      **driver, (*kernel)->context(),
-      {{"x", &x}, {"values", &values}, {"indices", &indices}}));
+  absl::StatusOr<int> device = CheckDeviceTensors(
+      **driver, {{"x", &x}, {"values", &values}, {"indices", &indices}});
+  if (!device.ok())
+    return device.status();
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel(kModuleName, name, *device);
+  if (!kernel.ok())
+    return kernel.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*kernel)->context(), *device));
 
   if (name == kSplitKernelName)
-    return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
+    return TopKSplit(**kernel, *device, in, batch, n, int(k), parts, out, idx,
+                     stream);
   const Dim3 grid = {uint32_t(batch), 1, 1};
   if (name == kTop1KernelName) {
     const KernelArg args[] = {KernelArg::Ptr(in), KernelArg::Ptr(out),

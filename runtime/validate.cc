@@ -327,22 +327,94 @@ absl::Status CheckMemory(absl::string_view name, const TensorRef &t,
   return absl::OkStatus();
 }
 
-absl::Status CheckDeviceTensors(
-    const Driver &driver, CUcontext context,
+absl::StatusOr<int> DeviceOfTensors(absl::Span<const TensorPointer> tensors,
+                                    int fallback) {
+  const TensorPointer *owner = nullptr;
+  for (const TensorPointer &t : tensors) {
+    if (t.info.memory == PointerInfo::Memory::kDevice) {
+      owner = &t;
+      break;
+    }
+  }
+  const int device = owner != nullptr ? owner->info.device : fallback;
+  for (const TensorPointer &t : tensors) {
+    if (owner != nullptr && t.info.memory == PointerInfo::Memory::kDevice &&
+        t.info.device != device)
+      return Invalid(t.name,
+                     absl::StrCat("is memory of device ", t.info.device,
+                                  ", but argument '", owner->name,
+                                  "' is memory of device ", device,
+                                  "; all tensors of a call must be on one "
+                                  "device"));
+    TILEC_RETURN_IF_ERROR(CheckMemory(t.name, *t.tensor, t.info, device));
+  }
+  return device;
+}
+
+absl::StatusOr<int> CheckDeviceTensors(
+    const Driver &driver,
     absl::Span<const std::pair<absl::string_view, const TensorRef *>> tensors) {
-  absl::StatusOr<cu::CUdevice> device = DeviceOfContext(driver, context);
-  if (!device.ok())
-    return device.status();
-  ScopedContext scope(driver, context);
-  if (!scope.status().ok())
-    return scope.status();
+  absl::StatusOr<int> fallback = CurrentDevice(driver);
+  if (!fallback.ok())
+    return fallback.status();
+  // Pointer queries need a context current.
+  std::optional<ScopedContext> scope;
+  if (*fallback < 0) {
+    absl::StatusOr<CUcontext> primary = PrimaryContext(driver, 0);
+    if (!primary.ok())
+      return primary.status();
+    scope.emplace(driver, *primary);
+    if (!scope->status().ok())
+      return scope->status();
+    *fallback = 0;
+  }
+  absl::InlinedVector<TensorPointer, 4> pointers;
   for (const auto &[name, tensor] : tensors) {
     absl::StatusOr<PointerInfo> info = QueryPointer(driver, tensor->data);
     if (!info.ok())
       return info.status();
-    TILEC_RETURN_IF_ERROR(CheckMemory(name, *tensor, *info, *device));
+    pointers.push_back({name, tensor, *info});
   }
-  return absl::OkStatus();
+  return DeviceOfTensors(pointers, *fallback);
+}
+
+absl::Status CheckStreamContext(CUcontext stream_context, int stream_device,
+                                CUcontext context, int device) {
+  if (stream_context == context)
+    return absl::OkStatus();
+  if (stream_device != device)
+    return Invalid("stream",
+                   absl::StrCat("is a stream of device ", stream_device,
+                                " but the tensors are on device ", device,
+                                "; pass a stream of device ", device,
+                                " (or null for its default stream)"));
+  return Invalid("stream",
+                 absl::StrCat("belongs to a context of device ", device,
+                              " other than its primary context, where tilec "
+                              "launches; pass a stream of the primary "
+                              "context (as the CUDA runtime and PyTorch "
+                              "create them) or null"));
+}
+
+absl::Status CheckStream(const Driver &driver, CUstream stream,
+                         CUcontext context, int device) {
+  if (stream == nullptr || stream == cu::CU_STREAM_LEGACY ||
+      stream == cu::CU_STREAM_PER_THREAD)
+    return absl::OkStatus();
+  CUcontext owner = nullptr;
+  if (absl::Status status = driver.Check(
+          driver.api().cuStreamGetCtx(stream, &owner), "cuStreamGetCtx");
+      !status.ok())
+    return Invalid(
+        "stream",
+        absl::StrCat(Hex(reinterpret_cast<uintptr_t>(stream)),
+                     " is not a usable CUDA stream: ", status.message()));
+  if (owner == context)
+    return absl::OkStatus();
+  absl::StatusOr<cu::CUdevice> owner_device = DeviceOfContext(driver, owner);
+  if (!owner_device.ok())
+    return owner_device.status();
+  return CheckStreamContext(owner, *owner_device, context, device);
 }
 
 } // namespace tilec

@@ -1,16 +1,20 @@
-// Argument checks shared by the runtime's entry points (softmax, top-k, and
-// any later one such as GEMM), run before anything is launched.
+// Argument checks shared by the runtime's entry points (softmax, top-k,
+// GEMM), run before anything is launched.
 //
 // A kernel launched on a bad pointer does not fail cleanly: an illegal
 // address poisons the CUDA context, and every later CUDA call in the process
 // fails with it. So each entry point describes its tensors as TensorRefs and
-// checks them here first, in two steps:
+// checks them here first, in steps:
 //  - CheckTensor and friends: pure checks of dtype, shape, strides,
 //    alignment and overlap, which need no driver and run everywhere;
-//  - CheckDeviceTensors: asks the driver (cuPointerGetAttributes) whether
-//    each tensor lies in device or managed memory of the device that runs
-//    the kernel, within one allocation. CheckMemory holds its logic, apart
-//    from the driver, so that it can be tested without a GPU.
+//  - CheckDeviceTensors: asks the driver (cuPointerGetAttributes) where each
+//    tensor lies and returns the device the call runs on: the one holding
+//    the tensors, all of which must be device memory of that one device (or
+//    managed memory), each within one allocation. DeviceOfTensors and
+//    CheckMemory hold its logic, apart from the driver, so that it can be
+//    tested without a GPU;
+//  - CheckStream: the caller's stream belongs to the context the call
+//    launches in (that device's primary context).
 // Every error is InvalidArgument and names the argument and what was
 // expected, e.g. "argument 'values' has shape (4, 8); expected (4, 16)".
 #ifndef TILEC_RUNTIME_VALIDATE_H_
@@ -145,12 +149,39 @@ absl::StatusOr<PointerInfo> QueryPointer(const Driver &driver,
 absl::Status CheckMemory(absl::string_view name, const TensorRef &t,
                          const PointerInfo &info, int device);
 
-// CheckMemory for each (name, tensor) through the driver, against the
-// device of `context`, the context the kernel will run in. Run after the
-// pure checks.
-absl::Status CheckDeviceTensors(
-    const Driver &driver, CUcontext context,
+// A tensor argument with the driver's answer about its address.
+struct TensorPointer {
+  absl::string_view name;
+  const TensorRef *tensor = nullptr;
+  PointerInfo info;
+};
+
+// The device a call on `tensors` runs on: that of the first tensor in device
+// memory (managed memory is reachable from every device, so it does not
+// decide), or `fallback` when no tensor is device memory. Every tensor must
+// then pass CheckMemory against that device; one in another device's memory
+// is named together with the argument that fixed the device.
+absl::StatusOr<int> DeviceOfTensors(absl::Span<const TensorPointer> tensors,
+                                    int fallback);
+
+// DeviceOfTensors over the driver's answers for each (name, tensor), which
+// must have passed the pure checks. `fallback` is the device of the current
+// context, or device 0 when none is current (its primary context then
+// answers the queries and is not left current).
+absl::StatusOr<int> CheckDeviceTensors(
+    const Driver &driver,
     absl::Span<const std::pair<absl::string_view, const TensorRef *>> tensors);
+
+// Whether a stream of `stream_context`, a context of device `stream_device`,
+// may carry a launch in `context`, the primary context of device `device`.
+absl::Status CheckStreamContext(CUcontext stream_context, int stream_device,
+                                CUcontext context, int device);
+
+// CheckStreamContext with the driver's answer about `stream` (argument
+// 'stream'). The null, legacy and per-thread handles name a stream of the
+// launch's own context and always pass.
+absl::Status CheckStream(const Driver &driver, CUstream stream,
+                         CUcontext context, int device);
 
 } // namespace tilec
 

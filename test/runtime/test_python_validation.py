@@ -297,3 +297,23 @@ def test_array_interface_and_dlpack_producers():
     y = torch.empty_like(x)
     tilec.softmax(Exported(x), Exported(y))
     torch.testing.assert_close(y, torch.softmax(x, dim=-1))
+
+
+def test_tensors_on_device_1_run_there():
+    """Tensors on cuda:1 while cuda:0 is current: the call runs on device 1,
+    on device 1's current torch stream; tensors of two devices are refused
+    by name."""
+    torch = _torch_with_kernels()
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA devices")
+    torch.cuda.set_device(0)
+    x = torch.randn(6, 5000, device="cuda:1")
+    torch.testing.assert_close(tilec.softmax(x), torch.softmax(x, dim=-1))
+    values, indices = tilec.topk(x, 8)
+    assert values.device == x.device
+    assert torch.equal(values, torch.topk(x, 8).values)
+    with pytest.raises(tilec.TilecError) as error:
+        tilec.softmax(x, torch.empty(6, 5000, device="cuda:0"))
+    assert ("argument 'y' is memory of device 0, but argument 'x' is memory "
+            "of device 1") in str(error.value)
+    _expect_healthy(torch)

@@ -189,6 +189,106 @@ TEST_F(MemoryTest, RejectsAnAllocationTooSmall) {
           .ok());
 }
 
+// DeviceOfTensors: which device a call runs on, from the driver's answers
+// (faked) about each tensor.
+class DeviceChoiceTest : public MemoryTest {
+protected:
+  static TensorPointer At(const char *name, const TensorRef &t,
+                          PointerInfo info) {
+    return {name, &t, info};
+  }
+  TensorRef y_ =
+      Tensor(reinterpret_cast<const void *>(base_ * 2), DType::kF32, {4, 8});
+  TensorRef z_ =
+      Tensor(reinterpret_cast<const void *>(base_ * 3), DType::kF32, {4, 8});
+};
+
+TEST_F(DeviceChoiceTest, TheFirstTensorInDeviceMemoryDecides) {
+  const TensorPointer tensors[] = {
+      At("x", x_, Info(PointerInfo::Memory::kManaged, 0)),
+      At("y", y_, Info(PointerInfo::Memory::kDevice, 2)),
+      At("z", z_, Info(PointerInfo::Memory::kDevice, 2))};
+  absl::StatusOr<int> device = DeviceOfTensors(tensors, 0);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ(*device, 2);
+}
+
+TEST_F(DeviceChoiceTest, ManagedMemoryOnlyRunsOnTheFallback) {
+  const TensorPointer tensors[] = {
+      At("x", x_, Info(PointerInfo::Memory::kManaged, 0)),
+      At("y", y_, Info(PointerInfo::Memory::kManaged, 0))};
+  absl::StatusOr<int> device = DeviceOfTensors(tensors, 3);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ(*device, 3);
+}
+
+TEST_F(DeviceChoiceTest, TensorsOnTwoDevicesAreRejectedByName) {
+  const TensorPointer tensors[] = {
+      At("x", x_, Info(PointerInfo::Memory::kDevice, 1)),
+      At("y", y_, Info(PointerInfo::Memory::kManaged, 0)),
+      At("z", z_, Info(PointerInfo::Memory::kDevice, 0))};
+  ExpectInvalid(DeviceOfTensors(tensors, 0).status(),
+                "argument 'z' is memory of device 0, but argument 'x' is "
+                "memory of device 1; all tensors of a call must be on one "
+                "device");
+}
+
+TEST_F(DeviceChoiceTest, HostMemoryIsRejectedAgainstTheChosenDevice) {
+  const TensorPointer tensors[] = {
+      At("x", x_, Info(PointerInfo::Memory::kUnknown, -1)),
+      At("y", y_, Info(PointerInfo::Memory::kDevice, 1))};
+  ExpectInvalid(DeviceOfTensors(tensors, 0).status(),
+                "argument 'x' address 0x40000000 is not CUDA memory (a host "
+                "pointer, or freed); expected device memory of device 1");
+  const TensorPointer pinned[] = {
+      At("x", x_, Info(PointerInfo::Memory::kDevice, 1)),
+      At("y", y_, Info(PointerInfo::Memory::kHost, 0))};
+  ExpectInvalid(DeviceOfTensors(pinned, 0).status(),
+                "argument 'y' address 0x80000000 is page-locked host memory; "
+                "expected device memory of device 1");
+}
+
+TEST_F(DeviceChoiceTest, AllocationsAreStillChecked) {
+  const TensorPointer tensors[] = {
+      At("x", x_, Info(PointerInfo::Memory::kDevice, 1, base_, 64))};
+  ExpectInvalid(DeviceOfTensors(tensors, 0).status(),
+                "argument 'x' needs 128 bytes");
+}
+
+TEST(StreamContextTest, TheLaunchContextsOwnStreamsPass) {
+  CUcontext primary = reinterpret_cast<CUcontext>(0x1000);
+  EXPECT_TRUE(CheckStreamContext(primary, 1, primary, 1).ok());
+}
+
+TEST(StreamContextTest, AnotherDevicesStreamIsRejected) {
+  CUcontext primary0 = reinterpret_cast<CUcontext>(0x1000);
+  CUcontext primary1 = reinterpret_cast<CUcontext>(0x2000);
+  ExpectInvalid(CheckStreamContext(primary0, 0, primary1, 1),
+                "argument 'stream' is a stream of device 0 but the tensors "
+                "are on device 1; pass a stream of device 1 (or null for its "
+                "default stream)");
+}
+
+TEST(StreamContextTest, AnotherContextOfTheDeviceIsRejected) {
+  CUcontext primary = reinterpret_cast<CUcontext>(0x1000);
+  CUcontext created = reinterpret_cast<CUcontext>(0x3000);
+  ExpectInvalid(CheckStreamContext(created, 0, primary, 0),
+                "argument 'stream' belongs to a context of device 0 other "
+                "than its primary context");
+}
+
+// The special stream handles mean "the current context's stream" and need
+// no driver.
+TEST(StreamContextTest, SpecialHandlesAlwaysPass) {
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    GTEST_SKIP() << "no CUDA driver: " << driver.status().message();
+  CUcontext context = reinterpret_cast<CUcontext>(0x1000);
+  EXPECT_TRUE(CheckStream(**driver, nullptr, context, 0).ok());
+  EXPECT_TRUE(CheckStream(**driver, cu::CU_STREAM_LEGACY, context, 0).ok());
+  EXPECT_TRUE(CheckStream(**driver, cu::CU_STREAM_PER_THREAD, context, 0).ok());
+}
+
 // The top-k entry point's arguments, valid until a case changes one.
 struct TopKArgs {
   absl::Status Validate() const {

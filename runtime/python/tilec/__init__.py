@@ -295,9 +295,10 @@ def synchronize():
     _check(_lib.tilec_synchronize())
 
 
-def _stream_handle(stream):
+def _stream_handle(stream, device=None):
     """A CUstream as an int: explicit handles and torch streams pass through;
-    None means PyTorch's current stream, or the default stream without it."""
+    None means PyTorch's current stream of `device` (a CUDA ordinal; None:
+    torch's current device), or the default stream without torch."""
     if stream is not None:
         return getattr(stream, "cuda_stream", stream)
     torch = sys.modules.get("torch")
@@ -308,7 +309,24 @@ def _stream_handle(stream):
             return None
     if not torch.cuda.is_available():
         return None
-    return torch.cuda.current_stream().cuda_stream
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def _device_index(value):
+    """The CUDA ordinal a tensor argument says it lives on, when it says:
+    the runtime launches on the device of the tensors, so the default
+    stream must be that device's."""
+    if _is_torch(value):
+        return value.device.index if value.device.type == "cuda" else None
+    if hasattr(value, "__dlpack_device__"):
+        try:
+            kind, index = value.__dlpack_device__()
+        except Exception:
+            return None
+        return int(index) if kind in (_DLPACK_CUDA,
+                                      _DLPACK_CUDA_MANAGED) else None
+    index = getattr(getattr(value, "device", None), "id", None)  # CuPy
+    return index if isinstance(index, int) else None
 
 
 def _device_address(value, name):
@@ -475,7 +493,7 @@ def softmax(x, y=None, stream=None, dim=-1):
     if dim not in (-1, 1):
         raise TilecError(f"tilec.softmax: argument 'dim' is {dim!r}; tilec's "
                          "softmax runs along the last dimension (-1 or 1)")
-    handle = _stream_handle(stream)
+    handle = _stream_handle(stream, _device_index(x))
     xt = _TensorArg(x, "x", handle)
     if y is None:
         y = _empty(x, _matrix_shape(xt, "x"), xt.elem, "y")
@@ -506,7 +524,7 @@ def topk(x, k, values=None, indices=None, batch=None, n=None, stream=None):
         raise TilecError(f"tilec.topk: argument 'k' must be an integer, got "
                          f"{type(k).__name__}")
     k = number
-    handle = _stream_handle(stream)
+    handle = _stream_handle(stream, _device_index(x))
     if isinstance(x, int) and not isinstance(x, bool):
         if values is None or batch is None or n is None:
             raise TilecError("tilec.topk: a raw address as 'x' needs 'batch', "
