@@ -22,9 +22,11 @@ inline constexpr int kGemmTileN = 128;
 absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
                           const TensorRef &scale, const TensorRef &y);
 
-// ValidateGemm, then every tensor must be device (or managed) memory of the
-// kernel's device inside one allocation; then one launch on `stream`.
-// Nothing is cached between calls: every call reads its inputs afresh.
+// ValidateGemm, then every tensor must be device (or managed) memory of one
+// device inside one allocation, and `stream` a stream of that device's
+// primary context (null: its legacy default stream); then one launch there,
+// on `stream`, the caller's context current again afterwards. Nothing is
+// cached between calls: every call reads its inputs afresh.
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                   const TensorRef &scale, const TensorRef &y,
                   CUstream stream = nullptr);

@@ -25,10 +25,11 @@ int SoftmaxRowsPerProgram(int cols, SoftmaxType type);
 // argument.
 absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y);
 
-// ValidateSoftmax, then both tensors must be device memory of the device
-// the kernel runs on (or managed memory), each inside one allocation; then
-// one launch on `stream` (null: the legacy default stream). Nothing is
-// launched when a check fails.
+// ValidateSoftmax, then both tensors must be device memory of one device
+// (or managed memory), each inside one allocation, and `stream` a stream of
+// that device's primary context (null: its legacy default stream); then one
+// launch there, on `stream`, the caller's context current again afterwards.
+// Nothing is launched when a check fails.
 absl::Status Softmax(const TensorRef &x, const TensorRef &y,
                      CUstream stream = nullptr);
 

@@ -15,6 +15,7 @@
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/module.h"
+#include "runtime/scratch.h"
 #include "runtime/validate.h"
 
 namespace tilec {
@@ -37,60 +38,6 @@ constexpr int kMaxClusterCandidates = 128;
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
       absl::StrCat("argument '", argument, "' ", why));
-}
-
-// Candidate buffer and per-row tickets of the split kernel, one per device,
-// shared by all calls on that device and grown on demand. The kernel leaves
-// every ticket at zero, so only fresh tickets are cleared. Calls that
-// overlap on different streams must not share it; they are serialized by
-// the caller's stream order.
-struct Workspace {
-  cu::CUdeviceptr work = 0, tickets = 0;
-  size_t workBytes = 0, ticketCount = 0;
-};
-
-// Runs with the device's context current.
-absl::StatusOr<Workspace> GetWorkspace(int device, size_t workBytes,
-                                       size_t ticketCount) {
-  static absl::Mutex mutex(absl::kConstInit);
-  static auto *workspaces ABSL_GUARDED_BY(mutex) =
-      new absl::flat_hash_map<int, Workspace>();
-  absl::MutexLock lock(&mutex);
-  Workspace *ws = &(*workspaces)[device];
-  absl::StatusOr<const Driver *> driver = Driver::Get();
-  if (!driver.ok())
-    return driver.status();
-  const DriverApi &api = (*driver)->api();
-  if (ws->workBytes < workBytes) {
-    if (ws->work != 0)
-      api.cuMemFree_v2(ws->work);
-    ws->work = 0;
-    ws->workBytes = 0;
-    if (absl::Status s =
-            (*driver)->Check(api.cuMemAlloc_v2(&ws->work, workBytes),
-                             "cuMemAlloc (top-k candidates)");
-        !s.ok())
-      return s;
-    ws->workBytes = workBytes;
-  }
-  if (ws->ticketCount < ticketCount) {
-    if (ws->tickets != 0)
-      api.cuMemFree_v2(ws->tickets);
-    ws->tickets = 0;
-    ws->ticketCount = 0;
-    if (absl::Status s =
-            (*driver)->Check(api.cuMemAlloc_v2(&ws->tickets, ticketCount * 4),
-                             "cuMemAlloc (top-k tickets)");
-        !s.ok())
-      return s;
-    if (absl::Status s =
-            (*driver)->Check(api.cuMemsetD32_v2(ws->tickets, 0, ticketCount),
-                             "cuMemsetD32 (top-k tickets)");
-        !s.ok())
-      return s;
-    ws->ticketCount = ticketCount;
-  }
-  return *ws;
 }
 
 // How many clusters of `parts` programs the device runs at once; 0 when
@@ -123,44 +70,52 @@ bool UseClusters(const Kernel &kernel, int batch, int k, int parts) {
 
 // One program per (row, part of kPartLen columns); the last part of each
 // row to finish (or part 0 of a cluster) merges the parts' candidates.
-absl::Status TopKSplit(const Kernel &kernel, int device, const float *x,
-                       int batch, int n, int k, int parts, float *values,
-                       int64_t *indices, CUstream stream) {
+absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
+                       int k, int parts, float *values, int64_t *indices,
+                       CUstream stream) {
+  const bool clusters = UseClusters(kernel, batch, k, parts);
+  const Dim3 grid = {uint32_t(batch), uint32_t(parts), 1};
+  // TopK checked the tensors and the scratch is the runtime's own, so the
+  // launch skips the driver's pointer queries. A row's parts as one cluster
+  // hand over through shared memory.
+  auto launch = [&](cu::CUdeviceptr work, cu::CUdeviceptr tickets) {
+    const KernelArg args[] = {KernelArg::Ptr(x),
+                              KernelArg::Ptr(values),
+                              KernelArg::Ptr(indices),
+                              KernelArg::DevicePtr(work),
+                              KernelArg::DevicePtr(tickets),
+                              KernelArg::I32(batch),
+                              KernelArg::I32(n),
+                              KernelArg::I32(k),
+                              KernelArg::I32(parts)};
+    if (clusters)
+      return kernel.LaunchInClusters(grid, {1, uint32_t(parts), 1}, args,
+                                     stream, PointerCheck::kSkip);
+    return kernel.Launch(grid, args, stream, PointerCheck::kSkip);
+  };
   // A row of one part, or a cluster, touches neither buffer; any non-null
   // address will do.
-  const bool clusters = UseClusters(kernel, batch, k, parts);
-  cu::CUdeviceptr work = reinterpret_cast<uintptr_t>(x), tickets = work;
-  if (parts > 1 && !clusters) {
-    absl::StatusOr<const Driver *> driver = Driver::Get();
-    if (!driver.ok())
-      return driver.status();
-    ScopedContext scope(**driver, kernel.context());
-    if (!scope.status().ok())
-      return scope.status();
-    absl::StatusOr<Workspace> ws =
-        GetWorkspace(device, size_t(batch) * kMaxCandidates * 8, size_t(batch));
-    if (!ws.ok())
-      return ws.status();
-    work = ws->work;
-    tickets = ws->tickets;
-  }
-  const KernelArg args[] = {KernelArg::Ptr(x),
-                            KernelArg::Ptr(values),
-                            KernelArg::Ptr(indices),
-                            KernelArg::DevicePtr(work),
-                            KernelArg::DevicePtr(tickets),
-                            KernelArg::I32(batch),
-                            KernelArg::I32(n),
-                            KernelArg::I32(k),
-                            KernelArg::I32(parts)};
-  const Dim3 grid = {uint32_t(batch), uint32_t(parts), 1};
-  // TopK checked the tensors and the workspace is the runtime's own, so
-  // the launch skips the driver's pointer queries. A row's parts as one
-  // cluster hand over through shared memory.
-  if (clusters)
-    return kernel.LaunchInClusters(grid, {1, uint32_t(parts), 1}, args, stream,
-                                   PointerCheck::kSkip);
-  return kernel.Launch(grid, args, stream, PointerCheck::kSkip);
+  if (parts == 1 || clusters)
+    return launch(reinterpret_cast<uintptr_t>(x),
+                  reinterpret_cast<uintptr_t>(x));
+
+  // Otherwise the parts leave their candidates in global memory and count
+  // themselves in per-row tickets, which the kernel leaves at zero: scratch
+  // of the call's stream (runtime/scratch.h), so that calls on different
+  // streams never share it.
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  ScopedContext scope(**driver, kernel.context());
+  if (!scope.status().ok())
+    return scope.status();
+  const ScratchRequest requests[] = {
+      {size_t(batch) * kMaxCandidates * 8, /*zeroed=*/false},
+      {size_t(batch) * 4, /*zeroed=*/true}};
+  return ScratchFor(**driver, kernel.context())
+      .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+        return launch(buffers[0], buffers[1]);
+      });
 }
 
 } // namespace
@@ -221,8 +176,7 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
       CheckStream(**driver, stream, (*kernel)->context(), *device));
 
   if (name == kSplitKernelName)
-    return TopKSplit(**kernel, *device, in, batch, n, int(k), parts, out, idx,
-                     stream);
+    return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
   const Dim3 grid = {uint32_t(batch), 1, 1};
   if (name == kTop1KernelName) {
     const KernelArg args[] = {KernelArg::Ptr(in), KernelArg::Ptr(out),

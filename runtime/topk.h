@@ -23,11 +23,17 @@ inline constexpr int kTopKMaxK = 2048;
 absl::Status ValidateTopK(const TensorRef &x, int64_t k,
                           const TensorRef &values, const TensorRef &indices);
 
-// ValidateTopK, then each tensor must be device memory of the device the
-// kernel runs on (or managed memory), inside one allocation; then one
-// launch on `stream` (null: the legacy default stream). The module is
-// loaded once per process. Nothing is launched when a check fails, so a bad
-// argument leaves the context usable.
+// ValidateTopK, then the tensors must be device memory of one device (or
+// managed memory), each inside one allocation, and `stream` a stream of
+// that device's primary context (null: its legacy default stream); then
+// one launch there, on `stream`, the caller's context current again
+// afterwards. The module is loaded once per device. Nothing is launched
+// when a check fails, so a bad argument leaves the context usable.
+//
+// Rows split across programs hand over through scratch ordered on
+// `stream` (runtime/scratch.h): calls may overlap on different streams,
+// and a call may be captured into a CUDA graph once a call outside capture
+// has loaded the module on that device.
 absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
                   const TensorRef &indices, CUstream stream = nullptr);
 

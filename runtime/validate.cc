@@ -401,6 +401,20 @@ absl::Status CheckStream(const Driver &driver, CUstream stream,
   if (stream == nullptr || stream == cu::CU_STREAM_LEGACY ||
       stream == cu::CU_STREAM_PER_THREAD)
     return absl::OkStatus();
+  // While a stream is captured into a graph the driver refuses some queries
+  // about it, and a refused call ends the capture; cuStreamIsCapturing is
+  // safe. A captured stream of the wrong context fails at launch instead.
+  cu::CUstreamCaptureStatus capture = cu::CU_STREAM_CAPTURE_STATUS_NONE;
+  if (absl::Status status =
+          driver.Check(driver.api().cuStreamIsCapturing(stream, &capture),
+                       "cuStreamIsCapturing");
+      !status.ok())
+    return Invalid(
+        "stream",
+        absl::StrCat(Hex(reinterpret_cast<uintptr_t>(stream)),
+                     " is not a usable CUDA stream: ", status.message()));
+  if (capture != cu::CU_STREAM_CAPTURE_STATUS_NONE)
+    return absl::OkStatus();
   CUcontext owner = nullptr;
   if (absl::Status status = driver.Check(
           driver.api().cuStreamGetCtx(stream, &owner), "cuStreamGetCtx");

@@ -179,7 +179,8 @@ absl::Status CheckStreamContext(CUcontext stream_context, int stream_device,
 
 // CheckStreamContext with the driver's answer about `stream` (argument
 // 'stream'). The null, legacy and per-thread handles name a stream of the
-// launch's own context and always pass.
+// launch's own context and always pass; so does a stream being captured
+// into a graph, which the driver does not answer about.
 absl::Status CheckStream(const Driver &driver, CUstream stream,
                          CUcontext context, int device);
 
