@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
+#include "runtime/launch.h"
 #include "runtime/module.h"
 
 namespace tilec {
@@ -31,7 +32,14 @@ absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
   TILEC_RETURN_IF_ERROR(CheckInt32Elements("y", y));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("x", x, "y", y));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("w", w, "y", y));
-  return CheckNoOverlap("scale", scale, "y", y);
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("scale", scale, "y", y));
+  // Row tiles run along the grid's y dimension.
+  if (m > int64_t{kMaxGridYZ} * kGemmTileM)
+    return absl::UnimplementedError(absl::StrCat(
+        "argument 'x' has ", m, " rows; the GEMM kernels take at most ",
+        int64_t{kMaxGridYZ} * kGemmTileM, " (", kMaxGridYZ, " tiles of ",
+        kGemmTileM, ")"));
+  return absl::OkStatus();
 }
 
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
@@ -58,10 +66,6 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                             KernelArg::I32(k)};
   const uint32_t grid_n = uint32_t((n + kGemmTileN - 1) / kGemmTileN);
   const uint32_t grid_m = uint32_t((m + kGemmTileM - 1) / kGemmTileM);
-  if (grid_m > 65535)
-    return absl::InvalidArgumentError(
-        absl::StrCat("argument 'x' has ", m, " rows; at most ",
-                     65535 * kGemmTileM, " are supported"));
   return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
                            PointerCheck::kSkip);
 }

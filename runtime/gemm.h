@@ -18,7 +18,8 @@ inline constexpr int kGemmTileN = 128;
 // Checks the arguments without touching the device: x (M, K) bf16 or f8e4m3,
 // w (N, K) of x's dtype, scale (N,) f32, y (M, N) bf16, all row-major with
 // M, N, K >= 1 and every tensor under 2^31 elements (the kernels' 32-bit
-// offsets); y overlaps none of the inputs. Errors name the argument.
+// offsets); y overlaps none of the inputs; M is at most 65535 tiles of
+// kGemmTileM rows (Unimplemented beyond). Errors name the argument.
 absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
                           const TensorRef &scale, const TensorRef &y);
 

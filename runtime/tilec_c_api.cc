@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
 #include "runtime/embedded.h"
+#include "runtime/gemm.h"
 #include "runtime/module.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
@@ -345,6 +346,27 @@ int tilec_topk_tensor(const tilec_tensor *x, int64_t k,
     if (!indices_ref.ok())
       return indices_ref.status();
     return tilec::TopK(*x_ref, k, *values_ref, *indices_ref,
+                       static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_gemm_tensor(const tilec_tensor *x, const tilec_tensor *w,
+                      const tilec_tensor *scale, const tilec_tensor *y,
+                      void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
+    if (!x_ref.ok())
+      return x_ref.status();
+    absl::StatusOr<tilec::TensorRef> w_ref = ToTensorRef(w, "w");
+    if (!w_ref.ok())
+      return w_ref.status();
+    absl::StatusOr<tilec::TensorRef> scale_ref = ToTensorRef(scale, "scale");
+    if (!scale_ref.ok())
+      return scale_ref.status();
+    absl::StatusOr<tilec::TensorRef> y_ref = ToTensorRef(y, "y");
+    if (!y_ref.ok())
+      return y_ref.status();
+    return tilec::Gemm(*x_ref, *w_ref, *scale_ref, *y_ref,
                        static_cast<CUstream>(stream));
   });
 }

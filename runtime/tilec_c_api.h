@@ -121,11 +121,14 @@ typedef struct {
 } tilec_tensor;
 
 /* Entry points over tensors check every argument before launching: dtype,
- * shape, strides (row-major contiguous), alignment, overlap, and that each
- * tensor is device memory of the kernel's device (or managed memory) inside
- * one allocation. A failure is TILEC_ERROR_INVALID_ARGUMENT (UNIMPLEMENTED
- * for limits of the kernels) with a message naming the argument, and leaves
- * the CUDA context usable. */
+ * shape, strides (row-major contiguous), alignment, overlap, that all
+ * tensors are device memory of one device (or managed memory), each inside
+ * one allocation, and that `stream` belongs to that device's primary
+ * context (NULL: its legacy default stream). They launch on that device,
+ * whichever context is current, and leave the current context as it was.
+ * A failure is TILEC_ERROR_INVALID_ARGUMENT (UNIMPLEMENTED for limits of
+ * the kernels) with a message naming the argument, and leaves the CUDA
+ * context usable. */
 
 /* y = softmax(x, dim=1) of a (rows, cols) f32 or bf16 tensor, fp32 math; y
  * has x's dtype and shape and is x itself or disjoint from it. */
@@ -136,6 +139,13 @@ int tilec_softmax_tensor(const tilec_tensor *x, const tilec_tensor *y,
  * (descending) and (batch, k) i64 indices, as torch.topk(largest, sorted). */
 int tilec_topk_tensor(const tilec_tensor *x, int64_t k,
                       const tilec_tensor *values, const tilec_tensor *indices,
+                      void *stream);
+
+/* y = bf16(float(x @ w^T) * scale): x (M, K) and w (N, K) both bf16 or both
+ * fp8 e4m3 (TILEC_DTYPE_F8E4M3), scale (N,) f32 (one factor per column of
+ * y), y (M, N) bf16; fp32 accumulation. y overlaps none of the inputs. */
+int tilec_gemm_tensor(const tilec_tensor *x, const tilec_tensor *w,
+                      const tilec_tensor *scale, const tilec_tensor *y,
                       void *stream);
 
 /* The same over contiguous matrices given as pointers, with the same

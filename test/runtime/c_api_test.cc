@@ -217,6 +217,73 @@ TEST(CApiTest, SoftmaxTensorRejectsEachBadArgument) {
               TILEC_ERROR_INVALID_ARGUMENT, "arguments 'x' and 'y' overlap");
 }
 
+TEST(CApiTest, GemmTensorRejectsEachBadArgument) {
+  constexpr uintptr_t kW = uintptr_t{4} << 30, kScale = uintptr_t{5} << 30,
+                      kY = uintptr_t{6} << 30;
+  CTensor x(kX, TILEC_DTYPE_BF16, {128, 32});
+  CTensor w(kW, TILEC_DTYPE_BF16, {64, 32});
+  CTensor scale(kScale, TILEC_DTYPE_F32, {64});
+  CTensor y(kY, TILEC_DTYPE_BF16, {128, 64});
+  auto gemm = [](const CTensor &a, const CTensor &b, const CTensor &s,
+                 const CTensor &out) {
+    return tilec_gemm_tensor(&a.c, &b.c, &s.c, &out.c, nullptr);
+  };
+  ExpectError(tilec_gemm_tensor(&x.c, &w.c, nullptr, &y.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_gemm_tensor: argument 'scale' is NULL");
+  ExpectError(tilec_gemm_tensor(nullptr, &w.c, &scale.c, &y.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'x' is NULL");
+
+  CTensor f32(kX, TILEC_DTYPE_F32, {128, 32});
+  ExpectError(gemm(f32, w, scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_gemm_tensor: argument 'x' has dtype f32; expected bf16 "
+              "or f8e4m3");
+  CTensor fp8_w(kW, TILEC_DTYPE_F8E4M3, {64, 32});
+  ExpectError(gemm(x, fp8_w, scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'w' has dtype f8e4m3; expected bf16");
+  CTensor fp8_x(kX, TILEC_DTYPE_F8E4M3, {128, 32});
+  ExpectError(gemm(fp8_x, w, scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'w' has dtype bf16; expected f8e4m3");
+  CTensor short_k(kW, TILEC_DTYPE_BF16, {64, 31});
+  ExpectError(gemm(x, short_k, scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'w' has shape (64, 31); expected (*, 32)");
+  CTensor bf16_scale(kScale, TILEC_DTYPE_BF16, {64});
+  ExpectError(gemm(x, w, bf16_scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'scale' has dtype bf16; expected f32");
+  CTensor long_scale(kScale, TILEC_DTYPE_F32, {65});
+  ExpectError(gemm(x, w, long_scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'scale' has shape (65,); expected (64,)");
+  CTensor f32_y(kY, TILEC_DTYPE_F32, {128, 64});
+  ExpectError(gemm(x, w, scale, f32_y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'y' has dtype f32; expected bf16");
+  CTensor wide_y(kY, TILEC_DTYPE_BF16, {128, 65});
+  ExpectError(gemm(x, w, scale, wide_y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'y' has shape (128, 65); expected (128, 64)");
+  CTensor transposed(kX, TILEC_DTYPE_BF16, {128, 32}, {1, 128});
+  ExpectError(gemm(transposed, w, scale, y), TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' must be contiguous (row-major)");
+  CTensor empty(kX, TILEC_DTYPE_BF16, {0, 32});
+  ExpectError(gemm(empty, w, scale, CTensor(kY, TILEC_DTYPE_BF16, {0, 64})),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has shape (0, 32); expected (M, K) with M >= 1");
+  CTensor over_x(kX + 64, TILEC_DTYPE_BF16, {128, 64});
+  ExpectError(gemm(x, w, scale, over_x), TILEC_ERROR_INVALID_ARGUMENT,
+              "arguments 'x' and 'y' overlap in memory");
+  CTensor over_scale(kScale + 128, TILEC_DTYPE_BF16, {128, 64});
+  ExpectError(gemm(x, w, scale, over_scale), TILEC_ERROR_INVALID_ARGUMENT,
+              "arguments 'scale' and 'y' overlap in memory");
+
+  // Rows beyond 65535 tiles of 128 are a limit of the kernels.
+  const int64_t rows = int64_t{65535} * 128 + 1;
+  CTensor tall(kX, TILEC_DTYPE_BF16, {rows, 1});
+  CTensor narrow(kW, TILEC_DTYPE_BF16, {1, 1});
+  CTensor one(kScale, TILEC_DTYPE_F32, {1});
+  CTensor tall_y(kY, TILEC_DTYPE_BF16, {rows, 1});
+  ExpectError(gemm(tall, narrow, one, tall_y), TILEC_ERROR_UNIMPLEMENTED,
+              "argument 'x' has 8388481 rows; the GEMM kernels take at most "
+              "8388480 (65535 tiles of 128)");
+}
+
 TEST(CApiTest, PointerEntryPointsNameTheirArguments) {
   int64_t indices[4];
   float values[4];

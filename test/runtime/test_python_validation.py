@@ -1,4 +1,4 @@
-"""Argument checks of tilec.topk and tilec.softmax.
+"""Argument checks of tilec.topk, tilec.softmax and tilec.gemm.
 
 Without a GPU: tensors are described by fake objects with
 __cuda_array_interface__ or __dlpack__ whose addresses are never
@@ -182,6 +182,65 @@ def test_host_memory_never_reaches_a_launch():
         _check_message(call, "argument 'x' address", "is not CUDA memory")
 
 
+# DLPack (type code, bits) of the GEMM's element types.
+BF16, F8E4M3, F32 = (4, 16), (10, 8), (2, 32)
+W, SCALE, Y = 4 << 30, 5 << 30, 6 << 30
+
+
+def gemm_args(m=128, n=64, k=32, types=(BF16, BF16, F32, BF16), **changes):
+    """Valid arguments of (M, N, K) with the DLPack element types `types`
+    of x, w, scale and y, then `changes`."""
+    args = dict(x=DLPackArray(X, (m, k), *types[0]),
+                w=DLPackArray(W, (n, k), *types[1]),
+                scale=DLPackArray(SCALE, (n,), *types[2]),
+                y=DLPackArray(Y, (m, n), *types[3]))
+    args.update(changes)
+    return args
+
+
+@pytest.mark.parametrize("args, parts", [
+    (gemm_args(types=(F32, F32, F32, BF16)),
+     ["tilec.gemm: argument 'x' has dtype f32; expected bf16 or f8e4m3"]),
+    (gemm_args(types=(BF16, F8E4M3, F32, BF16)),
+     ["argument 'w' has dtype f8e4m3; expected bf16"]),
+    (gemm_args(types=(F8E4M3, BF16, F32, BF16)),
+     ["argument 'w' has dtype bf16; expected f8e4m3"]),
+    (gemm_args(types=(BF16, BF16, BF16, BF16)),
+     ["argument 'scale' has dtype bf16; expected f32"]),
+    (gemm_args(types=(BF16, BF16, F32, F32)),
+     ["argument 'y' has dtype f32; expected bf16"]),
+    (gemm_args(w=DLPackArray(W, (64, 33), *BF16)),
+     ["argument 'w' has shape (64, 33); expected (*, 32)"]),
+    (gemm_args(scale=DLPackArray(SCALE, (65,), *F32)),
+     ["argument 'scale' has shape (65,); expected (64,)"]),
+    (gemm_args(y=DLPackArray(Y, (128, 65), *BF16)),
+     ["argument 'y' has shape (128, 65); expected (128, 64)"]),
+    (gemm_args(x=DLPackArray(X, (2, 128, 32), *BF16)),
+     ["argument 'x' must be 2-D, got shape (2, 128, 32)"]),
+    (gemm_args(y=DLPackArray(X + 64, (128, 64), *BF16)),
+     ["arguments 'x' and 'y' overlap in memory"]),
+    (gemm_args(scale=DLPackArray(SCALE, (64,), *F32, device=(1, 0))),
+     ["argument 'scale' is on cpu:0; expected a CUDA tensor"]),
+])
+def test_gemm_rejects(args, parts):
+    _check_message(lambda: tilec.gemm(**args), *parts)
+
+
+def test_gemm_row_limit_is_unimplemented():
+    rows = 65535 * 128 + 1
+    _check_message(lambda: tilec.gemm(**gemm_args(m=rows, n=1, k=1)),
+                   f"argument 'x' has {rows} rows; the GEMM kernels take at "
+                   "most 8388480", code=12)
+
+
+def test_gemm_allocates_only_for_torch():
+    args = gemm_args()
+    del args["y"]
+    _check_message(lambda: tilec.gemm(**args),
+                   "argument 'y' was not given",
+                   "only for torch and CuPy inputs")
+
+
 # With torch and a GPU.
 
 def _torch_with_kernels():
@@ -316,4 +375,64 @@ def test_tensors_on_device_1_run_there():
         tilec.softmax(x, torch.empty(6, 5000, device="cuda:0"))
     assert ("argument 'y' is memory of device 0, but argument 'x' is memory "
             "of device 1") in str(error.value)
+    _expect_healthy(torch)
+
+
+def _gemm_reference(torch, x, w, scale):
+    return (x.float() @ w.float().t() * scale).bfloat16()
+
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float8_e4m3fn"])
+def test_gemm_matches_torch(dtype_name):
+    """Both element types, the allocating and the preallocated form, a
+    ragged shape (M, N not multiples of the 128 x 128 tile)."""
+    torch = _torch_with_kernels()
+    if "gemm" not in {name for name, target in tilec.list_embedded()
+                      if target == tilec.default_target()}:
+        pytest.skip("the runtime library has no embedded gemm")
+    dtype = getattr(torch, dtype_name, None)
+    if dtype is None:
+        pytest.skip(f"this torch has no {dtype_name}")
+    m, n, k = 200, 136, 256
+    x = (torch.randn(m, k, device="cuda") * 0.5).to(dtype)
+    w = (torch.randn(n, k, device="cuda") * 0.5).to(dtype)
+    scale = torch.rand(n, device="cuda") + 0.5
+    reference = _gemm_reference(torch, x, w, scale)
+    y = tilec.gemm(x, w, scale)
+    assert y.dtype == torch.bfloat16 and y.shape == (m, n)
+    torch.testing.assert_close(y.float(), reference.float(), atol=2e-2,
+                               rtol=2e-2)
+    out = torch.full((m, n), float("nan"), dtype=torch.bfloat16,
+                     device="cuda")
+    assert tilec.gemm(x, w, scale, out) is out
+    torch.testing.assert_close(out.float(), reference.float(), atol=2e-2,
+                               rtol=2e-2)
+
+
+@pytest.mark.parametrize("make_call, parts", [
+    (lambda torch, x, w, s: tilec.gemm(x.cpu(), w, s),
+     ["argument 'x' is on cpu; expected a CUDA tensor"]),
+    (lambda torch, x, w, s: tilec.gemm(x.half(), w.half(), s),
+     ["argument 'x' has dtype f16; expected bf16 or f8e4m3"]),
+    (lambda torch, x, w, s: tilec.gemm(x, w.to(torch.float8_e4m3fn), s),
+     ["argument 'w' has dtype f8e4m3; expected bf16"]),
+    (lambda torch, x, w, s: tilec.gemm(x, w, s.double()),
+     ["argument 'scale' has dtype f64; expected f32"]),
+    (lambda torch, x, w, s: tilec.gemm(x, w.t(), s),
+     ["argument 'w' has shape"]),
+    (lambda torch, x, w, s: tilec.gemm(x, w, s, torch.empty(
+        64, 48, device="cuda")),
+     ["argument 'y' has dtype f32; expected bf16"]),
+    (lambda torch, x, w, s: tilec.gemm(x, w, s, x[:, :48]),
+     ["argument 'y' must be contiguous"]),
+])
+def test_rejected_gemm_calls_leave_the_context_usable(make_call, parts):
+    torch = _torch_with_kernels()
+    x = torch.randn(64, 96, device="cuda").bfloat16()
+    w = torch.randn(48, 96, device="cuda").bfloat16()
+    scale = torch.ones(48, device="cuda")
+    with pytest.raises(tilec.TilecError) as error:
+        make_call(torch, x, w, scale)
+    for part in parts:
+        assert part in str(error.value), str(error.value)
     _expect_healthy(torch)

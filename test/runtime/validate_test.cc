@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/context.h"
+#include "runtime/gemm.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "gmock/gmock.h"
@@ -441,6 +442,31 @@ TEST(SoftmaxValidation, RejectsEachBadArgument) {
   ExpectInvalid(ValidateSoftmax(nullptr, Address(2), 1, 1), "'x'");
   ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 0, 1), "'rows'");
   ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 1, 0), "'cols'");
+}
+
+TEST(GemmValidation, AcceptsBothElementTypesAndRaggedShapes) {
+  for (DType dtype : {DType::kBF16, DType::kF8E4M3}) {
+    absl::Status status =
+        ValidateGemm(Tensor(Address(1), dtype, {200, 96}),
+                     Tensor(Address(2), dtype, {136, 96}),
+                     Tensor(Address(3), DType::kF32, {136}),
+                     Tensor(Address(4), DType::kBF16, {200, 136}));
+    EXPECT_TRUE(status.ok()) << DTypeName(dtype) << ": " << status;
+  }
+  // The largest row count the grid holds.
+  EXPECT_TRUE(ValidateGemm(Tensor(Address(1), DType::kBF16, {8388480, 1}),
+                           Tensor(Address(2), DType::kBF16, {1, 1}),
+                           Tensor(Address(3), DType::kF32, {1}),
+                           Tensor(Address(4), DType::kBF16, {8388480, 1}))
+                  .ok());
+}
+
+TEST(GemmValidation, RejectsBeforeTheDriver) {
+  ExpectInvalid(Gemm(Tensor(Address(1), DType::kBF16, {8, 16}),
+                     Tensor(Address(2), DType::kBF16, {4, 16}),
+                     Tensor(Address(3), DType::kF32, {4}),
+                     Tensor(Address(4), DType::kBF16, {4, 8})),
+                "argument 'y' has shape (4, 8); expected (8, 4)");
 }
 
 // The entry points check before they touch the driver or load a module, so

@@ -7,13 +7,14 @@
 
     values, indices = tilec.topk(x, 64)     # torch.topk(x, 64) semantics
     y = tilec.softmax(x)                     # torch.softmax(x, dim=-1)
+    y = tilec.gemm(x, w, scale)              # bf16((x @ w.T).float() * scale)
 
 Arguments are converted per the kernel's metadata: tensors and ints go to
 ``ptr`` parameters, ints to ``i32``/``i64``, ints or floats to
 ``f32``/``f64``, 128-byte buffers to ``tensormap``. A tensor is a torch tensor
 or any object with ``__cuda_array_interface__`` (CuPy, Numba) or ``__dlpack__``
-(JAX, CuPy, ...). The launch uses the current PyTorch stream unless
-``stream=`` is given. Every argument is checked before anything is launched
+(JAX, CuPy, ...). The launch uses the current PyTorch stream (of the
+tensors' device, for topk, softmax and gemm) unless ``stream=`` is given. Every argument is checked before anything is launched
 (here and again in the runtime, which also asks the driver whether each
 address is device memory of the right device), so a bad argument raises
 TilecError naming it and leaves the CUDA context usable. torch is imported
@@ -35,6 +36,7 @@ __all__ = [
     "Kernel",
     "device_available",
     "default_target",
+    "gemm",
     "list_embedded",
     "softmax",
     "synchronize",
@@ -226,6 +228,11 @@ def _declare(lib):
             c_int,
             [ctypes.POINTER(_Tensor), ctypes.c_int64, ctypes.POINTER(_Tensor),
              ctypes.POINTER(_Tensor), c_void_p],
+        ),
+        "tilec_gemm_tensor": (
+            c_int,
+            [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
+             ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor), c_void_p],
         ),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -470,9 +477,13 @@ def _empty(like, shape, elem, name):
                            device=like.device)
     if type(like).__module__.split(".")[0] == "cupy":
         cupy = sys.modules["cupy"]
+        dtype = {"f32": "float32", "i64": "int64", "f16": "float16"}.get(elem)
+        if dtype is None:
+            raise TilecError(f"argument '{name}' was not given and CuPy has "
+                             f"no {elem} dtype to allocate it with; pass it "
+                             "preallocated")
         with like.device:
-            return cupy.empty(shape, dtype={"f32": "float32", "i64": "int64",
-                                            "f16": "float16"}[elem])
+            return cupy.empty(shape, dtype=dtype)
     raise TilecError(f"argument '{name}' was not given and tilec allocates "
                      f"outputs only for torch and CuPy inputs, not "
                      f"{type(like).__name__}; pass it preallocated")
@@ -549,6 +560,27 @@ def topk(x, k, values=None, indices=None, batch=None, n=None, stream=None):
                                   ctypes.byref(ci), handle),
            "tilec_topk_tensor", "tilec.topk")
     return TopK(values, indices)
+
+
+def gemm(x, w, scale, y=None, stream=None):
+    """y = bf16(float(x @ w.T) * scale) with fp32 accumulation: x (M, K) and
+    w (N, K) CUDA tensors, both bfloat16 or both float8_e4m3fn; scale a
+    float32 tensor of N factors, one per column of y; y (M, N) bfloat16.
+    Without ``y`` a new tensor is returned (torch inputs). Returns y."""
+    handle = _stream_handle(stream, _device_index(x))
+    xt = _TensorArg(x, "x", handle)
+    wt = _TensorArg(w, "w", handle)
+    st = _TensorArg(scale, "scale", handle)
+    if y is None:
+        rows = _matrix_shape(xt, "x")[0]
+        cols = _matrix_shape(wt, "w")[0]
+        y = _empty(x, (rows, cols), "bf16", "y")
+    yt = _TensorArg(y, "y", handle)
+    cx, cw, cs, cy = xt.as_c(), wt.as_c(), st.as_c(), yt.as_c(output=True)
+    _check(_lib.tilec_gemm_tensor(ctypes.byref(cx), ctypes.byref(cw),
+                                  ctypes.byref(cs), ctypes.byref(cy), handle),
+           "tilec_gemm_tensor", "tilec.gemm")
+    return y
 
 
 class Module:
