@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "runtime/gemm.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
@@ -30,6 +32,40 @@ std::vector<float> RandomRows(size_t count, unsigned seed) {
     v = normal(rng);
   return x;
 }
+
+uint16_t ToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+double FromBf16(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// A bf16 GEMM problem: y = bf16(float(x @ w^T) * scale).
+struct GemmCase {
+  static constexpr int kM = 96, kN = 80, kK = 64;
+  std::vector<uint16_t> x, w;
+  std::vector<float> scale;
+
+  void Randomize(unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    x.resize(kM * kK);
+    w.resize(kN * kK);
+    scale.resize(kN);
+    for (uint16_t &v : x)
+      v = ToBf16(normal(rng));
+    for (uint16_t &v : w)
+      v = ToBf16(normal(rng));
+    for (float &v : scale)
+      v = 0.5f + std::abs(normal(rng));
+  }
+};
 
 // A top-k problem: its host input and the device buffers of one or more
 // calls on it.
@@ -162,9 +198,9 @@ TEST_F(StreamsGpuTest, TopKOnTwoStreamsAtOnce) {
   }
 }
 
-// Softmax and three top-k paths (scratch hand-off, one part per row, one
-// program per row for k > 64) captured into one graph; the inputs are then
-// rewritten in place before each replay.
+// Softmax, three top-k paths (scratch hand-off, one part per row, one
+// program per row for k > 64) and a bf16 GEMM captured into one graph; the
+// inputs are then rewritten in place before each replay.
 TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
   if (!api_->HasGraphs())
     GTEST_SKIP() << "the driver lacks the graph calls this test uses";
@@ -176,6 +212,31 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
   std::vector<float> sx = RandomRows(size_t(kRows) * kCols, 6);
   CUdeviceptr dsx = Alloc(sx.size() * 4), dsy = Alloc(sx.size() * 4);
   ASSERT_NO_FATAL_FAILURE(Upload(dsx, sx));
+  GemmCase g;
+  g.Randomize(7);
+  CUdeviceptr dgx = Alloc(g.x.size() * 2), dgw = Alloc(g.w.size() * 2),
+              dgs = Alloc(g.scale.size() * 4),
+              dgy = Alloc(size_t(GemmCase::kM) * GemmCase::kN * 2);
+  auto upload_gemm = [&] {
+    ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dgx, g.x.data(), g.x.size() * 2),
+              0);
+    ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dgw, g.w.data(), g.w.size() * 2),
+              0);
+    ASSERT_EQ(
+        driver_->api().cuMemcpyHtoD_v2(dgs, g.scale.data(), g.scale.size() * 4),
+        0);
+    ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
+  };
+  ASSERT_NO_FATAL_FAILURE(upload_gemm());
+  auto ref = [](CUdeviceptr p, DType dtype,
+                std::initializer_list<int64_t> shape) {
+    return TensorRef::Contiguous(reinterpret_cast<const void *>(p), dtype,
+                                 shape);
+  };
+  const TensorRef gx = ref(dgx, DType::kBF16, {GemmCase::kM, GemmCase::kK}),
+                  gw = ref(dgw, DType::kBF16, {GemmCase::kN, GemmCase::kK}),
+                  gs = ref(dgs, DType::kF32, {GemmCase::kN}),
+                  gy = ref(dgy, DType::kBF16, {GemmCase::kM, GemmCase::kN});
   CUstream stream = NewStream();
 
   auto enqueue = [&]() -> absl::Status {
@@ -185,6 +246,8 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
     for (const TopKCase *c : {&split, &single, &wide})
       if (status.ok())
         status = RunTopK(*c, 0, stream);
+    if (status.ok())
+      status = Gemm(gx, gw, gs, gy, stream);
     return status;
   };
   // Warm-up outside capture: loads the modules.
@@ -211,8 +274,16 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
                                               c->out_count()),
                 0);
     }
-    sx = RandomRows(sx.size(), seed);
+    sx = RandomRows(sx.size(), seed++);
     ASSERT_NO_FATAL_FAILURE(Upload(dsx, sx));
+    g.Randomize(seed);
+    ASSERT_NO_FATAL_FAILURE(upload_gemm());
+    // Outputs poisoned (NaN) so that an output the replay missed shows.
+    ASSERT_EQ(driver_->api().cuMemsetD32_v2(dsy, 0xFFFFFFFFu, sx.size()), 0);
+    ASSERT_EQ(driver_->api().cuMemsetD32_v2(
+                  dgy, 0xFFFFFFFFu, size_t(GemmCase::kM) * GemmCase::kN / 2),
+              0);
+    ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
     ASSERT_EQ(api_->graph_launch(exec, stream), 0);
     ASSERT_EQ(api_->stream_synchronize(stream), 0) << what;
     ExpectTopK(split, 0, what + ", split rows");
@@ -231,6 +302,28 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
             << what << ", softmax row " << r << " column " << col;
       }
     }
+    // GEMM: within 1% of |ref| (bf16 output rounding is 0.4%) plus 1e-3 of
+    // the row's sum of |x w scale| (fp32 accumulation order).
+    std::vector<uint16_t> gy_host(size_t(GemmCase::kM) * GemmCase::kN);
+    ASSERT_EQ(
+        driver_->api().cuMemcpyDtoH_v2(gy_host.data(), dgy, gy_host.size() * 2),
+        0);
+    for (int i = 0; i < GemmCase::kM; ++i)
+      for (int j = 0; j < GemmCase::kN; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int k = 0; k < GemmCase::kK; ++k) {
+          double product = FromBf16(g.x[i * GemmCase::kK + k]) *
+                           FromBf16(g.w[j * GemmCase::kK + k]);
+          sum += product;
+          magnitude += std::abs(product);
+        }
+        double want = sum * g.scale[j];
+        double got = FromBf16(gy_host[i * GemmCase::kN + j]);
+        ASSERT_LE(std::abs(got - want),
+                  1e-2 * std::abs(want) + 1e-3 * magnitude * g.scale[j])
+            << what << ", gemm (" << i << ", " << j << "): got " << got
+            << ", want " << want;
+      }
   }
   EXPECT_EQ(api_->graph_exec_destroy(exec), 0);
   EXPECT_EQ(api_->graph_destroy(graph), 0);
