@@ -145,9 +145,14 @@ unsigned DotOperandLayoutAttr::getNumWarps() const {
 unsigned DotOperandLayoutAttr::getLayoutRank() const { return 2; }
 
 LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                  unsigned bytes) {
+                                  unsigned bytes, unsigned wgmmaWarps) {
   if (bytes != 0 && bytes != 32 && bytes != 64 && bytes != 128)
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
                        << bytes;
+  if (wgmmaWarps != 0 &&
+      (wgmmaWarps % 4 != 0 || !llvm::isPowerOf2_32(wgmmaWarps)))
+    return emitError() << "wgmma_warps must be a power of two multiple of 4 "
+                          "(whole warpgroups), got "
+                       << wgmmaWarps;
   return success();
 }

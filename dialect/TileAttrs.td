@@ -131,10 +131,16 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   let summary = "shared-memory swizzle mode";
   let description = [{
     XOR swizzle of 16-byte chunks within rows of `bytes` (0, 32, 64 or 128),
-    matching the TMA and tensor-core shared-memory descriptor modes.
+    matching the TMA and tensor-core shared-memory descriptor modes. With
+    `wgmma_warps = W`, rows are also stored in the order in which the
+    warpgroups of W warps read their m64 blocks of a wgmma A operand (see
+    getWgmmaStagedRow), so that the accumulator stays in its mma layout.
+
+    `#tile.swizzle<128>`, `#tile.swizzle<128, wgmma_warps = 8>`
   }];
-  let parameters = (ins "unsigned":$bytes);
-  let assemblyFormat = "`<` $bytes `>`";
+  let parameters = (ins "unsigned":$bytes,
+                        DefaultValuedParameter<"unsigned", "0">:$wgmmaWarps);
+  let assemblyFormat = "`<` $bytes (`,` `wgmma_warps` `=` $wgmmaWarps^)? `>`";
   let genVerifyDecl = 1;
 }
 

@@ -130,16 +130,88 @@ static LogicalResult verifySharedAccess(Operation *op, SharedBufferType buffer,
   return success();
 }
 
+/// A staged buffer: stages of R rows of C elements, rows a whole number of
+/// 16-byte chunks, swizzled in a pattern that fits in a row.
+static LogicalResult verifyStagedBuffer(Operation *op, SharedBufferType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  auto swizzle = dyn_cast_or_null<SwizzleAttr>(type.getSwizzle());
+  if (shape.size() != 3 || !swizzle)
+    return op->emitOpError()
+           << "needs a staged buffer (stages x rows x columns, with a "
+              "#tile.swizzle), got "
+           << type;
+  if (!type.getElementType().isIntOrFloat())
+    return op->emitOpError() << "buffer elements must be integers or floats";
+  int64_t rowBytes =
+      shape[2] *
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  if (rowBytes % 16 != 0 || swizzle.getBytes() > rowBytes)
+    return op->emitOpError() << "rows of " << rowBytes
+                             << " bytes must be whole 16-byte chunks and hold "
+                                "the "
+                             << swizzle.getBytes() << "-byte swizzle pattern";
+  if (swizzle.getWgmmaWarps() != 0 &&
+      shape[1] % (16 * swizzle.getWgmmaWarps()) != 0)
+    return op->emitOpError() << shape[1]
+                             << " rows do not split into the m64 "
+                                "blocks of "
+                             << swizzle.getWgmmaWarps() << " warps";
+  return success();
+}
+
 LogicalResult AllocSharedOp::verify() {
   auto type = getResult().getType();
-  if (type.getShape().size() != 1 || type.getShape()[0] < 1)
-    return emitOpError() << "allocates a rank-1 buffer of at least one "
-                            "element";
   if (!type.getElementType().isIntOrFloat())
     return emitOpError() << "buffer elements must be integers or floats, got "
                          << type.getElementType();
-  if (type.getSwizzle())
-    return emitOpError() << "allocates unswizzled buffers only";
+  if (llvm::any_of(type.getShape(), [](int64_t d) { return d < 1; }))
+    return emitOpError() << "buffer extents must be at least 1";
+  if (type.getShape().size() == 1) {
+    if (type.getSwizzle())
+      return emitOpError() << "rank-1 buffers are unswizzled";
+    return success();
+  }
+  return verifyStagedBuffer(*this, type);
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (failed(verifyStagedBuffer(*this, buffer)))
+    return failure();
+  ViewType view = getView().getType();
+  if (view.getRank() != 2 || getOffsets().size() != 2)
+    return emitOpError() << "copies from a rank-2 view with two offsets, got "
+                            "rank "
+                         << view.getRank() << " and " << getOffsets().size()
+                         << " offsets";
+  if (view.getElementType() != buffer.getElementType())
+    return emitOpError() << "view elements " << view.getElementType()
+                         << " differ from buffer elements "
+                         << buffer.getElementType();
+  return success();
+}
+
+LogicalResult LoadStageOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (failed(verifyStagedBuffer(*this, buffer)))
+    return failure();
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (tile.getShape() != buffer.getShape().drop_front() ||
+      tile.getElementType() != buffer.getElementType())
+    return emitOpError() << "result " << tile
+                         << " is not one stage of the buffer " << buffer;
+  // The stage is read where the dots are, so nothing else may consume it.
+  for (Operation *user : getResult().getUsers()) {
+    if (isa<DotOp>(user))
+      continue;
+    if (isa<TransposeOp>(user) &&
+        llvm::all_of(user->getUsers(),
+                     [](Operation *u) { return isa<DotOp>(u); }))
+      continue;
+    return emitOpError() << "is read by tile.dot only (directly or through "
+                            "tile.transpose), not by '"
+                         << user->getName() << "'";
+  }
   return success();
 }
 

@@ -159,6 +159,86 @@ def Tile_LoadSharedOp : Tile_Op<"load_shared", [
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous copies into staged shared buffers (made by tile-pipeline-loads)
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a tile of a global view into a buffer stage";
+  let description = [{
+    Starts copying the `R`×`C` tile whose first element is at element
+    `offsets` of `view` into stage `stage` of `buffer`
+    (`!tile.smem<S x R x C x T, #tile.swizzle<...>>`), laid out as the
+    buffer's swizzle says. Elements outside the view's extents read as
+    zero. The copy completes asynchronously: it belongs to the group the
+    next `tile.async_commit` closes, and is visible once a
+    `tile.async_wait` has waited for that group.
+
+    ```mlir
+    tile.async_copy %x[%row, %k], %ring[%stage]
+        : !tile.view<?x?xbf16>, !tile.smem<3x128x64xbf16, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
+                       Tile_SharedBufferType:$buffer, I32:$stage);
+  let assemblyFormat = [{
+    $view `[` $offsets `]` `,` $buffer `[` $stage `]` attr-dict `:`
+    qualified(type($view)) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "close the group of this program's pending async copies";
+  let description = [{
+    The `tile.async_copy` ops issued since the previous commit form one
+    group, which `tile.async_wait` counts.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` copy groups are in flight";
+  let description = [{
+    Waits until at most `pending` of the most recently committed groups of
+    async copies are incomplete, then makes the completed copies of every
+    thread of the program visible to all its threads and to the tensor
+    cores (a barrier, and on sm_90 and later a proxy fence).
+
+    ```mlir
+    tile.async_wait 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_LoadStageOp : Tile_Op<"load_stage", [MemoryEffects<[MemRead]>]> {
+  let summary = "a stage of a staged buffer as a dot operand";
+  let description = [{
+    The `R`×`C` tile held in stage `stage` of `buffer`. Its users are dots
+    (directly as A, or as B through `tile.transpose` of the N×K rows): the
+    tensor cores read the stage in place, through `ldmatrix` or wgmma
+    shared-memory descriptors, where the dot is. The stage must not be
+    written between this op and those dots.
+
+    ```mlir
+    %a = tile.load_stage %ring[%stage]
+        : !tile.smem<3x128x64xbf16, #tile.swizzle<128>> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` attr-dict `:` qualified(type($buffer)) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Global memory
 //===----------------------------------------------------------------------===//
 

@@ -165,6 +165,7 @@ struct ConvertTileToLLVMPass
     populateClusterPatterns(converter, patterns, target);
     populateMmaSyncPatterns(converter, patterns, target);
     populateWgmmaPatterns(converter, patterns);
+    populateAsyncCopyPatterns(converter, patterns, target);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -50,6 +50,10 @@ void populateMmaSyncPatterns(TileTypeConverter &converter,
 /// staged in swizzled shared memory), sm_90a.
 void populateWgmmaPatterns(TileTypeConverter &converter,
                            RewritePatternSet &patterns);
+/// async_copy (cp.async into staged buffers), async_commit, async_wait
+/// and load_stage; `target` decides whether waits fence the async proxy.
+void populateAsyncCopyPatterns(TileTypeConverter &converter,
+                               RewritePatternSet &patterns, StringRef target);
 /// Kernels, returns and grid queries.
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);

@@ -23,8 +23,11 @@ bool mlir::tile::isSupportedTarget(StringRef target) {
 void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
   // Hardware mapping at tile level.
-  pm.addPass(createTilePipelineLoads({options.numStages}));
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // After layouts: the staged buffers take the shape the dots read.
+  pm.addPass(createTilePipelineLoads({options.numStages}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileAllocateShared());

@@ -82,10 +82,36 @@ std::optional<DotStaging> mlir::tile::getDotStaging(Operation *op) {
   return s;
 }
 
+int64_t mlir::tile::getStageBytes(Type type) {
+  auto buffer = cast<SharedBufferType>(type);
+  ArrayRef<int64_t> shape = buffer.getShape();
+  return llvm::alignTo(shape[1] * shape[2] *
+                           getScratchElementBytes(buffer.getElementType()),
+                       1024);
+}
+
+int64_t mlir::tile::getSharedBufferBytes(Type type) {
+  auto buffer = cast<SharedBufferType>(type);
+  if (buffer.getShape().size() == 3)
+    return buffer.getShape()[0] * getStageBytes(buffer);
+  return llvm::alignTo(buffer.getShape()[0] *
+                           getScratchElementBytes(buffer.getElementType()),
+                       16);
+}
+
+/// Whether dot operand `v` is read in place from a buffer stage.
+static bool isReadInPlace(Value v) {
+  if (auto transpose = v.getDefiningOp<TransposeOp>())
+    v = transpose.getSrc();
+  return v.getDefiningOp<LoadStageOp>() != nullptr;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
-  if (isa<DotOp>(op)) {
+  if (auto dot = dyn_cast<DotOp>(op)) {
     std::optional<DotStaging> staging = getDotStaging(op);
-    return staging ? staging->totalBytes : 0;
+    if (!staging || (isReadInPlace(dot.getA()) && isReadInPlace(dot.getB())))
+      return 0;
+    return staging->totalBytes;
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto src = cast<RankedTensorType>(reduce.getSrc().getType());
@@ -165,13 +191,14 @@ struct AllocateSharedPass
           [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
       // 16-byte granules keep vector accesses to scratch aligned.
       bytes = llvm::alignTo(bytes, 16);
-      // Named buffers follow the scratch area, each 16-byte aligned.
+      // Named buffers follow the scratch area, each 16-byte aligned;
+      // swizzled ones start on a 1024-byte swizzle period.
       func.walk([&](AllocSharedOp alloc) {
         SharedBufferType type = alloc.getResult().getType();
+        if (type.getSwizzle())
+          bytes = llvm::alignTo(bytes, 1024);
         alloc.setOffsetAttr(Builder(alloc).getI64IntegerAttr(bytes));
-        bytes += llvm::alignTo(
-            type.getShape()[0] * getScratchElementBytes(type.getElementType()),
-            16);
+        bytes += getSharedBufferBytes(type);
       });
       func->setAttr(TileDialect::kSharedBytesAttrName,
                     Builder(func).getI64IntegerAttr(bytes));

@@ -232,7 +232,8 @@ private:
     }
     if (auto transpose = dyn_cast<TransposeOp>(op))
       return visitTranspose(transpose);
-    if (isa<IotaOp, SplatOp, GatherOp>(op)) {
+    // A stage read in place by dots: its registers are never used.
+    if (isa<IotaOp, SplatOp, GatherOp, LoadStageOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();

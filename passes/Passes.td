@@ -33,20 +33,35 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
 }
 
 def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
-  let summary = "issue the loads that feed a loop's dots iterations ahead";
+  let summary = "software-pipeline the loads that feed a loop's dots";
   let description = [{
-    Software pipelining at tile level: in an `scf.for` whose body writes no
-    memory, every `tile.load` whose value reaches a `tile.dot` in the body
-    and whose offsets are computed from the induction variable is issued
-    `num-stages - 1` iterations ahead. The loaded tiles are carried by the
-    loop (a queue of `num-stages - 1` tiles per load, held in registers); a
-    prologue loads the first iterations before the loop. Loads past the
-    last iteration are bounds-checked by their view, so they are safe.
-    `num-stages` 1 leaves loops unchanged.
+    In an `scf.for` whose body writes no memory, every `tile.load` whose
+    value reaches a `tile.dot` and whose offsets are computed from the
+    induction variable is issued `num-stages - 1` iterations ahead:
+
+    - a load that is one operand of one dot with an mma layout (A as M
+      rows of K, or B loaded as N rows of K and transposed) becomes
+      `tile.async_copy` into a ring of `num-stages` stages of a
+      `tile.alloc_shared` buffer laid out as that dot reads it (swizzle,
+      wgmma row order), one `tile.async_commit` group per iteration,
+      `tile.async_wait` before each iteration's stage is read with
+      `tile.load_stage`; a prologue fills the first stages, a final wait
+      drains the ring. Fewer stages are used when the ring would exceed
+      160 KiB;
+    - any other such load is issued ahead into registers: its tiles are
+      carried by the loop, a queue of `min(num-stages - 1, register-ahead)`
+      tiles (one by default: deeper queues take the registers the
+      accumulators need).
+
+    Copies and loads past the last iteration are bounds-checked by their
+    view, so they are safe. Runs after `tile-assign-layouts` (it needs the
+    dots' layouts). `num-stages` 1 leaves loops unchanged.
   }];
   let options = [
-    Option<"numStages", "num-stages", "unsigned", "2",
-           "iterations in flight: loads are issued num-stages - 1 ahead">
+    Option<"numStages", "num-stages", "unsigned", "3",
+           "iterations in flight: loads are issued num-stages - 1 ahead">,
+    Option<"registerAhead", "register-ahead", "unsigned", "1",
+           "most iterations a load kept in registers is issued ahead">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -24,6 +24,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/SharedMemory.h"
+
+#include "dialect/TileLayouts.h"
+#include "mlir/IR/Matchers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -121,22 +125,32 @@ Value cloneLoadAt(OpBuilder &b, LoadOp load, ArrayRef<Operation *> slice,
   return b.clone(*load, map)->getResult(0);
 }
 
-void pipelineLoop(scf::ForOp loop, unsigned numStages) {
-  Block *body = loop.getBody();
-  for (Operation &op : body->without_terminator())
-    if (mayWrite(&op))
-      return;
+/// Erases the ops of `slices` nothing uses any more.
+void eraseUnused(ArrayRef<SmallVector<Operation *>> slices) {
+  SetVector<Operation *> unused;
+  for (const SmallVector<Operation *> &slice : slices)
+    unused.insert(slice.begin(), slice.end());
+  SmallVector<Operation *> ordered = unused.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : llvm::reverse(ordered))
+    if (op->use_empty())
+      op->erase();
+}
+
+/// Issues `loads` (with their address slices) `numStages - 1` iterations
+/// ahead, their tiles carried by the loop; returns the loop that replaces
+/// `loop` (or `loop` itself when nothing changed).
+scf::ForOp queueInRegisters(scf::ForOp loop, ArrayRef<LoadOp> candidates,
+                            unsigned numStages) {
   SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
-  for (LoadOp load : body->getOps<LoadOp>()) {
-    if (!feedsDot(load, body))
-      continue;
+  for (LoadOp load : candidates) {
     FailureOr<SmallVector<Operation *>> slice = getAddressSlice(load, loop);
     if (succeeded(slice))
       loads.push_back({load, std::move(*slice)});
   }
   if (loads.empty())
-    return;
-
+    return loop;
   // Prologue: iterations 0 .. ahead-1, per load.
   int64_t ahead = numStages - 1;
   Location loc = loop.getLoc();
@@ -169,7 +183,7 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages) {
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
       rewriter, inits, /*replaceInitOperandUsesInLoop=*/false, yields);
   if (failed(replaced))
-    return;
+    return loop;
   auto newLoop = cast<scf::ForOp>(*replaced);
   // The loop's own loads become the head of each queue.
   unsigned first = newLoop.getNumRegionIterArgs() - inits.size();
@@ -180,15 +194,177 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages) {
     load.erase();
   }
   // The address computations the moved loads leave unused.
-  SetVector<Operation *> unused;
+  SmallVector<SmallVector<Operation *>> slices;
   for (auto &entry : loads)
-    unused.insert(entry.second.begin(), entry.second.end());
-  SmallVector<Operation *> ordered = unused.takeVector();
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  for (Operation *op : llvm::reverse(ordered))
-    if (op->use_empty())
-      op->erase();
+    slices.push_back(entry.second);
+  eraseUnused(slices);
+  return newLoop;
+}
+
+/// A load whose tile is one operand of one dot and can be copied straight
+/// into the rows that dot reads (see OperandStaging.h): A as M rows of K,
+/// or B loaded as N rows of K and transposed.
+struct StagedLoad {
+  LoadOp load;
+  SharedBufferType bufferType; // of one stage, with the stage count to set
+  SmallVector<Operation *> slice;
+};
+
+/// The staged buffer type `load` would be copied into for `numStages`
+/// stages, or null when the load does not qualify.
+SharedBufferType getStagedType(LoadOp load, int64_t numStages) {
+  if (load.getMask() || !load.getResult().hasOneUse())
+    return {};
+  if (auto pad = load.getPaddingAttr())
+    if (!matchPattern(pad, m_Zero()) && !matchPattern(pad, m_AnyZeroFloat()))
+      return {};
+  Operation *user = *load.getResult().getUsers().begin();
+  Value operand = load.getResult();
+  unsigned index = 0;
+  if (auto transpose = dyn_cast<TransposeOp>(user)) {
+    if (!transpose.getResult().hasOneUse())
+      return {};
+    operand = transpose.getResult();
+    user = *operand.getUsers().begin();
+    index = 1;
+  }
+  auto dot = dyn_cast<DotOp>(user);
+  if (!dot || dot->getOperand(index) != operand || dot.getA() == dot.getB())
+    return {};
+  std::optional<DotStaging> s = getDotStaging(dot);
+  auto tile = cast<RankedTensorType>(load.getResult().getType());
+  Type element = tile.getElementType();
+  // Operands widened on the way (fp8 on sm_80) cannot be copied as bytes.
+  if (!s || getScratchElementBytes(element) != s->elementBytes ||
+      s->rowBytes % 16 != 0 || tile.getRank() != 2 ||
+      tile.getDimSize(0) != (index == 0 ? s->m : s->n) ||
+      tile.getDimSize(1) != s->k)
+    return {};
+  auto mma = cast<MmaLayoutAttr>(
+      cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
+  unsigned wgmmaWarps =
+      index == 0 && mma.getVersion() == 3 ? mma.getWarpsPerCTA()[0] : 0;
+  MLIRContext *context = load.getContext();
+  return SharedBufferType::get(
+      context, {numStages, tile.getDimSize(0), tile.getDimSize(1)}, element,
+      SwizzleAttr::get(context, s->swizzleBytes, wgmmaWarps));
+}
+
+/// Copies the tiles of `candidates` asynchronously into rings of staged
+/// shared buffers, `numStages - 1` iterations ahead of the dots that read
+/// them in place:
+///
+///   prologue: copy iterations 0 .. S-2 into stages 0 .. S-2, one group
+///             per iteration
+///   iteration i: wait until the group of iteration i has landed (S-2
+///             newer ones may still be in flight; the wait's barrier also
+///             means every thread is done with the stage read at i - 1),
+///             copy iteration i + S - 1 into that stage, read stage i % S
+///   after the loop: wait for every group (nothing is left in flight).
+void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
+                         int64_t numStages) {
+  SmallVector<StagedLoad> loads;
+  int64_t stageBytes = 0;
+  for (LoadOp load : candidates) {
+    SharedBufferType type = getStagedType(load, numStages);
+    FailureOr<SmallVector<Operation *>> slice = getAddressSlice(load, loop);
+    if (!type || failed(slice) || !loop.isDefinedOutsideOfLoop(load.getView()))
+      continue;
+    stageBytes += getStageBytes(type);
+    loads.push_back({load, type, std::move(*slice)});
+  }
+  if (loads.empty())
+    return;
+  // Fewer stages when the ring would crowd shared memory (160 KiB fits
+  // sm_80's 164 KiB and leaves room for the epilogue's scratch).
+  constexpr int64_t kRingBudget = 160 * 1024;
+  int64_t stages = std::min<int64_t>(numStages, kRingBudget / stageBytes);
+  if (stages < 2)
+    return;
+  MLIRContext *context = loop.getContext();
+  for (StagedLoad &staged : loads) {
+    SmallVector<int64_t> shape(staged.bufferType.getShape());
+    shape[0] = stages;
+    staged.bufferType = SharedBufferType::get(
+        context, shape, staged.bufferType.getElementType(),
+        staged.bufferType.getSwizzle());
+  }
+
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value iv = loop.getInductionVar();
+  Type i32 = b.getI32Type();
+  auto constant = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  auto copyAt = [&](OpBuilder &b, StagedLoad &staged, Value buffer,
+                    Value ivValue, Value stage) {
+    IRMapping map;
+    map.map(iv, ivValue);
+    for (Operation *op : staged.slice)
+      b.clone(*op, map);
+    SmallVector<Value> offsets;
+    for (Value offset : staged.load.getOffsets())
+      offsets.push_back(map.lookupOrDefault(offset));
+    AsyncCopyOp::create(b, loc, staged.load.getView(), offsets, buffer, stage);
+  };
+
+  SmallVector<Value> buffers;
+  for (const StagedLoad &staged : loads)
+    buffers.push_back(
+        AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
+    for (auto [staged, buffer] : llvm::zip(loads, buffers))
+      copyAt(b, staged, buffer, ivValue, constant(b, i));
+    AsyncCommitOp::create(b, loc);
+  }
+
+  b.setInsertionPointToStart(loop.getBody());
+  Value iteration = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value read = arith::RemUIOp::create(b, loc, iteration, constant(b, stages));
+  Value write = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, iteration, constant(b, stages - 1)),
+      constant(b, stages));
+  AsyncWaitOp::create(b, loc, stages - 2);
+  Value ahead = advance(b, loc, iv, loop.getStep(), stages - 1);
+  for (auto [staged, buffer] : llvm::zip(loads, buffers))
+    copyAt(b, staged, buffer, ahead, write);
+  AsyncCommitOp::create(b, loc);
+  for (auto [staged, buffer] : llvm::zip(loads, buffers)) {
+    OpBuilder at(staged.load);
+    Value tile =
+        LoadStageOp::create(at, loc, staged.load.getType(), buffer, read);
+    staged.load.getResult().replaceAllUsesWith(tile);
+    staged.load.erase();
+  }
+  b.setInsertionPointAfter(loop);
+  AsyncWaitOp::create(b, loc, 0);
+  SmallVector<SmallVector<Operation *>> slices;
+  for (StagedLoad &staged : loads)
+    slices.push_back(staged.slice);
+  eraseUnused(slices);
+}
+
+void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead) {
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator())
+    if (mayWrite(&op))
+      return;
+  SmallVector<LoadOp> staged, queued;
+  for (LoadOp load : body->getOps<LoadOp>()) {
+    if (!feedsDot(load, body))
+      continue;
+    if (getStagedType(load, numStages))
+      staged.push_back(load);
+    else
+      queued.push_back(load);
+  }
+  loop = queueInRegisters(loop, queued,
+                          std::min<unsigned>(numStages, registerAhead + 1));
+  stageInSharedMemory(loop, staged, numStages);
 }
 
 struct PipelineLoadsPass
@@ -203,7 +379,7 @@ struct PipelineLoadsPass
         func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     });
     for (scf::ForOp loop : loops)
-      pipelineLoop(loop, numStages);
+      pipelineLoop(loop, numStages, registerAhead);
   }
 };
 } // namespace

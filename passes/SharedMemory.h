@@ -31,6 +31,13 @@ struct DotStaging {
 /// nothing when its accumulator has no mma layout yet.
 std::optional<DotStaging> getDotStaging(Operation *dot);
 
+/// Bytes of one stage of a staged buffer (S x R x C): whole 1024-byte
+/// units, the period of every swizzle pattern, so that each stage starts
+/// where a tensor-core descriptor expects a pattern to start.
+int64_t getStageBytes(Type sharedBufferType);
+/// Bytes of a buffer made by tile.alloc_shared.
+int64_t getSharedBufferBytes(Type sharedBufferType);
+
 /// Bytes of shared scratch `op` needs to move data between threads (0 when
 /// it works in registers and warp shuffles alone).
 int64_t getScratchBytes(Operation *op);

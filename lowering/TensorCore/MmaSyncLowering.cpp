@@ -118,15 +118,26 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    // 1. Stage the operands (the barrier first protects scratch that an
-    //    earlier op may still be reading).
-    ctaBarrier(b, loc);
-    if (failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0, 0,
-                            *s)) ||
-        failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
-                            s->offsetB, *s)))
+    // 1. Operands loaded into buffer stages are read in place; the others
+    //    are staged (the barrier first protects scratch that an earlier op
+    //    may still be reading).
+    FailureOr<OperandRows> aRows =
+        getOperandRows(rewriter, loc, op, op.getA(), 0, *s, 0, 0);
+    FailureOr<OperandRows> bRows =
+        getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0);
+    if (failed(aRows) || failed(bRows))
       return failure();
-    ctaBarrier(b, loc);
+    if (!aRows->inPlace || !bRows->inPlace) {
+      ctaBarrier(b, loc);
+      if ((!aRows->inPlace &&
+           failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0,
+                               0, *s))) ||
+          (!bRows->inPlace &&
+           failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
+                               s->offsetB, *s))))
+        return failure();
+      ctaBarrier(b, loc);
+    }
 
     // 2. Per-lane fragment rows. Rows of one m16 fragment are 8·wm apart
     //    (see getMmaBlockedEquivalent); the swizzle phase of a lane's row
@@ -175,7 +186,8 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
             b, loc, LLVM::AddOp::create(b, loc, high, c(2 * ks)),
             c(16 / s->elementBytes));
         aFrags.push_back(loadMatrices(
-            b, loc, scratchByte(b, loc, 0, stagedOffset(b, loc, *s, row, col)),
+            b, loc,
+            sharedByte(b, loc, aRows->base, stagedOffset(b, loc, *s, row, col)),
             4));
       }
       for (int64_t nj = 0; nj < nFrags; nj += 2) {
@@ -186,7 +198,7 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
             c(16 / s->elementBytes));
         SmallVector<Value> regs = loadMatrices(
             b, loc,
-            scratchByte(b, loc, s->offsetB, stagedOffset(b, loc, *s, row, col)),
+            sharedByte(b, loc, bRows->base, stagedOffset(b, loc, *s, row, col)),
             num);
         bFrags.push_back({regs[0], regs[1]});
         if (num == 4)

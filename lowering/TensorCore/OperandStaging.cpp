@@ -91,6 +91,13 @@ Value mlir::tile::scratchByte(OpBuilder &b, Location loc, int64_t base,
                              ValueRange{at});
 }
 
+Value mlir::tile::sharedByte(OpBuilder &b, Location loc, Value base,
+                             Value offset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ValueRange{offset});
+}
+
 /// Stores the elements of one operand tile into its staged rows. `rowDim`
 /// is the tile dimension that indexes staged rows, the other one is K.
 LogicalResult mlir::tile::stageOperand(OpBuilder &b, Location loc,
@@ -139,4 +146,86 @@ LogicalResult mlir::tile::stageOperand(OpBuilder &b, Location loc,
     LLVM::StoreOp::create(b, loc, packed, addr, vec * s.elementBytes);
   }
   return success();
+}
+
+Value mlir::tile::getWgmmaStagedRow(OpBuilder &b, Location loc, Value r,
+                                    int64_t warps) {
+  // Under the accumulator's blocked form, warp w of W holds rows
+  // g + 8w + 8W·t (g = lane/4); wgmma gives warp q of warpgroup G rows
+  // 16q + g + 8h of each m64 block it issues. Block j of warpgroup G (of
+  // `groups`) takes t = 2j + h, so r = g + 8w + 8W(2j + h) with w = 4G + q
+  // is staged at row 64(G + groups·j) + 16q + 8h + g.
+  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
+  int64_t groups = warps / 4;
+  Value g = LLVM::AndOp::create(b, loc, r, c(7));
+  Value w = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, r, c(3)),
+                                c(warps - 1));
+  Value t = LLVM::LShrOp::create(b, loc, r, c(3 + llvm::Log2_64(warps)));
+  Value group = LLVM::LShrOp::create(b, loc, w, c(2));
+  Value q = LLVM::AndOp::create(b, loc, w, c(3));
+  Value h = LLVM::AndOp::create(b, loc, t, c(1));
+  Value j = LLVM::LShrOp::create(b, loc, t, c(1));
+  Value block = LLVM::AddOp::create(b, loc, group,
+                                    LLVM::MulOp::create(b, loc, j, c(groups)));
+  Value row = LLVM::MulOp::create(b, loc, block, c(64));
+  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, q, c(16)));
+  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, h, c(8)));
+  return LLVM::AddOp::create(b, loc, row, g);
+}
+
+DotStaging mlir::tile::getStageLayout(SharedBufferType type) {
+  ArrayRef<int64_t> shape = type.getShape();
+  DotStaging s;
+  s.m = shape[1];
+  s.n = 0;
+  s.k = shape[2];
+  s.elementBytes = getScratchElementBytes(type.getElementType());
+  s.rowBytes = s.k * s.elementBytes;
+  s.swizzleBytes = cast<SwizzleAttr>(type.getSwizzle()).getBytes();
+  s.offsetB = 0;
+  s.totalBytes = getStageBytes(type);
+  return s;
+}
+
+FailureOr<OperandRows>
+mlir::tile::getOperandRows(ConversionPatternRewriter &rewriter, Location loc,
+                           Operation *dot, Value operand, unsigned index,
+                           const DotStaging &s, int64_t scratchOffset,
+                           unsigned wgmmaWarps) {
+  Value source = operand;
+  if (index == 1)
+    if (auto transpose = source.getDefiningOp<TransposeOp>())
+      source = transpose.getSrc();
+  auto load = source.getDefiningOp<LoadStageOp>();
+  if (!load || (index == 1 && source == operand)) {
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    Value start =
+        LLVM::AddressOfOp::create(rewriter, loc, ptrType, kSharedMemorySymbol);
+    Value at =
+        LLVM::GEPOp::create(rewriter, loc, ptrType, rewriter.getI8Type(), start,
+                            ValueRange{i32Const(rewriter, loc, scratchOffset)});
+    return OperandRows{at, false};
+  }
+  SharedBufferType type = load.getBuffer().getType();
+  DotStaging stage = getStageLayout(type);
+  auto swizzle = cast<SwizzleAttr>(type.getSwizzle());
+  unsigned wantWarps = index == 0 ? wgmmaWarps : 0;
+  if (stage.elementBytes != s.elementBytes || stage.rowBytes != s.rowBytes ||
+      stage.swizzleBytes != s.swizzleBytes ||
+      swizzle.getWgmmaWarps() != wantWarps)
+    return dot->emitOpError("operand ")
+           << index << " is read from a buffer laid out as " << type
+           << ", not as this dot reads it (" << s.rowBytes << "-byte rows, "
+           << s.swizzleBytes << "-byte swizzle"
+           << (wantWarps ? ", wgmma rows" : "") << ")";
+  Value buffer = rewriter.getRemappedValue(load.getBuffer());
+  Value stageIndex = rewriter.getRemappedValue(load.getStage());
+  if (!buffer || !stageIndex)
+    return dot->emitOpError("operand ") << index << ": stage not lowered";
+  auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+  Value offset = LLVM::MulOp::create(rewriter, loc, stageIndex,
+                                     i32Const(rewriter, loc, stage.totalBytes));
+  Value at = LLVM::GEPOp::create(rewriter, loc, ptrType, rewriter.getI8Type(),
+                                 buffer, ValueRange{offset});
+  return OperandRows{at, true};
 }

@@ -15,6 +15,9 @@
 #include "lowering/LoweringUtils.h"
 #include "passes/SharedMemory.h"
 
+#include "dialect/TileDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
 namespace mlir::tile {
 
 bool isFp8(Type type);
@@ -30,6 +33,9 @@ Value stagedOffset(OpBuilder &b, Location loc, const DotStaging &s, Value row,
 /// The shared address (ptr<3>) `base + offset` bytes into scratch.
 Value scratchByte(OpBuilder &b, Location loc, int64_t base, Value offset);
 
+/// The shared address (ptr<3>) `offset` bytes after `base` (ptr<3>).
+Value sharedByte(OpBuilder &b, Location loc, Value base, Value offset);
+
 /// Maps an operand's logical row (i32) to the staged row it is stored in.
 using RowMap = function_ref<Value(OpBuilder &, Location, Value)>;
 
@@ -40,6 +46,36 @@ LogicalResult stageOperand(OpBuilder &b, Location loc, Operation *op,
                            RankedTensorType type, ValueRange values,
                            unsigned rowDim, int64_t base, const DotStaging &s,
                            RowMap rowMap = nullptr);
+
+/// The staged row of an A operand's logical row `r` (i32) for wgmma over
+/// `warps` warps: rows permuted into the warpgroups' m64 blocks (see
+/// WgmmaLowering.cpp).
+Value getWgmmaStagedRow(OpBuilder &b, Location loc, Value r, int64_t warps);
+
+/// One stage of a staged buffer (tile.alloc_shared of S x R x C) as a
+/// staging of R rows of C elements.
+DotStaging getStageLayout(SharedBufferType type);
+
+/// Where a dot operand's staged rows are.
+struct OperandRows {
+  /// The shared address (ptr<3>) of row 0.
+  Value base;
+  /// True when the rows are a stage of a buffer the operand was loaded
+  /// into asynchronously (tile.load_stage), false when they must be
+  /// staged from registers first.
+  bool inPlace;
+};
+
+/// The rows of dot operand `operand` (A when `index` is 0, B as N rows of K
+/// when 1): the stage it is loaded from when it is a tile.load_stage (B
+/// through a tile.transpose), else scratch at byte `scratchOffset`. A stage
+/// must be laid out as `s` says (and with A's rows in wgmma order for
+/// `wgmmaWarps`, when non-zero); failure, with a diagnostic on `dot`, when
+/// it is not.
+FailureOr<OperandRows>
+getOperandRows(ConversionPatternRewriter &rewriter, Location loc,
+               Operation *dot, Value operand, unsigned index,
+               const DotStaging &s, int64_t scratchOffset, unsigned wgmmaWarps);
 
 } // namespace mlir::tile
 

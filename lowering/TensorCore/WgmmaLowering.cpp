@@ -5,14 +5,17 @@
 // `wgmma.mma_async` (m64nNk16 for 16-bit operands, m64nNk32 for fp8), with
 // both operands read from shared memory through matrix descriptors:
 //
-//  1. the operands are staged as for mma.sync (OperandStaging.h): K-major
+//  1. the operands are read in place from the buffer stage they were
+//     copied into (tile.load_stage, see AsyncCopyLowering.cpp), or staged
+//     from registers as for mma.sync (OperandStaging.h): either way K-major
 //     rows of 32, 64 or 128 bytes in the matching swizzle pattern, which is
 //     exactly the layout a K-major descriptor with that swizzle mode
-//     describes (8-row groups 8·rowBytes apart). A's rows are permuted on
-//     the way (see wgmmaRow) so that the rows the accumulator layout gives a
+//     describes (8-row groups 8·rowBytes apart), A's rows permuted (see
+//     getWgmmaStagedRow) so that the rows the accumulator layout gives a
 //     warpgroup form its m64 blocks;
-//  2. a proxy fence makes the generic-proxy stores visible to the tensor
-//     cores, a barrier waits for every thread's stores;
+//  2. after staging from registers, a proxy fence makes the generic-proxy
+//     stores visible to the tensor cores and a barrier waits for every
+//     thread's stores (tile.async_wait does both for copied stages);
 //  3. each warpgroup issues, per m64 block and K step, one wgmma whose
 //     descriptors advance 32 bytes along the swizzled rows; the group is
 //     committed and waited for before the accumulator is read.
@@ -33,31 +36,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-/// The staged row of A's logical row `r` (i32). Under the accumulator's
-/// blocked form, warp w of W holds rows g + 8w + 8W·t (g = lane/4); wgmma
-/// gives warp q of warpgroup G rows 16q + g + 8h of each m64 block it
-/// issues. Block j of warpgroup G (of `groups`) takes t = 2j + h, so
-/// r = g + 8w + 8W(2j + h) with w = 4G + q is staged at row
-/// 64(G + groups·j) + 16q + 8h + g.
-Value wgmmaRow(OpBuilder &b, Location loc, Value r, int64_t warps) {
-  auto c = [&](int64_t v) { return i32Const(b, loc, v); };
-  int64_t groups = warps / 4;
-  Value g = LLVM::AndOp::create(b, loc, r, c(7));
-  Value w = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, r, c(3)),
-                                c(warps - 1));
-  Value t = LLVM::LShrOp::create(b, loc, r, c(3 + llvm::Log2_64(warps)));
-  Value group = LLVM::LShrOp::create(b, loc, w, c(2));
-  Value q = LLVM::AndOp::create(b, loc, w, c(3));
-  Value h = LLVM::AndOp::create(b, loc, t, c(1));
-  Value j = LLVM::LShrOp::create(b, loc, t, c(1));
-  Value block = LLVM::AddOp::create(b, loc, group,
-                                    LLVM::MulOp::create(b, loc, j, c(groups)));
-  Value row = LLVM::MulOp::create(b, loc, block, c(64));
-  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, q, c(16)));
-  row = LLVM::AddOp::create(b, loc, row, LLVM::MulOp::create(b, loc, h, c(8)));
-  return LLVM::AddOp::create(b, loc, row, g);
-}
 
 /// The constant part of a K-major shared-memory matrix descriptor for rows
 /// of `s`: leading byte offset 16 (unused when swizzled), stride byte
@@ -124,32 +102,44 @@ struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     auto c = [&](int64_t v) { return i32Const(b, loc, v); };
-    ctaBarrier(b, loc);
-    auto aRows = [&](OpBuilder &b, Location loc, Value r) {
-      return wgmmaRow(b, loc, r, warps);
-    };
-    if (failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0, 0,
-                            *s, aRows)) ||
-        failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
-                            s->offsetB, *s)))
+    // Operands loaded into buffer stages are read in place; others are
+    // staged from registers (the barrier first protects scratch an earlier
+    // op may still be reading).
+    FailureOr<OperandRows> aRows =
+        getOperandRows(rewriter, loc, op, op.getA(), 0, *s, 0, warps);
+    FailureOr<OperandRows> bRows =
+        getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0);
+    if (failed(aRows) || failed(bRows))
       return failure();
-    // The tensor cores read shared memory through the async proxy.
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    ctaBarrier(b, loc);
+    if (!aRows->inPlace || !bRows->inPlace) {
+      ctaBarrier(b, loc);
+      auto permute = [&](OpBuilder &b, Location loc, Value r) {
+        return getWgmmaStagedRow(b, loc, r, warps);
+      };
+      if ((!aRows->inPlace &&
+           failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0,
+                               0, *s, permute))) ||
+          (!bRows->inPlace &&
+           failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
+                               s->offsetB, *s))))
+        return failure();
+      // The tensor cores read shared memory through the async proxy.
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      ctaBarrier(b, loc);
+    }
 
     FailureOr<Distribution> accDist = getDistribution(accType);
     Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     Value group = LLVM::LShrOp::create(b, loc, tid, c(7));
-    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-    Value scratch = LLVM::PtrToIntOp::create(
-        b, loc, b.getI32Type(),
-        LLVM::AddressOfOp::create(b, loc, ptrType, kSharedMemorySymbol));
+    Value aStart =
+        LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), aRows->base);
+    Value bBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), bRows->base);
     // This warpgroup's first m64 block starts at row 64·group.
     Value aBase = LLVM::AddOp::create(
-        b, loc, scratch,
+        b, loc, aStart,
         LLVM::MulOp::create(b, loc, group, c(64 * s->rowBytes)));
     uint64_t bits = descriptorBits(*s);
 
@@ -177,8 +167,7 @@ struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
       for (int64_t ks = 0; ks < s->k / k; ++ks) {
         Value descA = makeDescriptor(
             b, loc, aBase, 64 * groups * j * s->rowBytes + 32 * ks, bits);
-        Value descB =
-            makeDescriptor(b, loc, scratch, s->offsetB + 32 * ks, bits);
+        Value descB = makeDescriptor(b, loc, bBase, 32 * ks, bits);
         d = NVVM::WgmmaMmaAsyncOp::create(
             b, loc, accStruct, d, descA, descB,
             NVVM::MMAShapeAttr::get(b.getContext(), 64, s->n, k), type, type,

@@ -322,7 +322,7 @@ func.func @k() attributes {tile.kernel, tile.max_registers = 300 : i32} {
 // -----
 
 func.func @alloc_rank2() {
-  // expected-error @below {{allocates a rank-1 buffer of at least one element}}
+  // expected-error @below {{needs a staged buffer (stages x rows x columns, with a #tile.swizzle)}}
   %b = tile.alloc_shared : !tile.smem<2x64xf32>
   return
 }
@@ -330,7 +330,7 @@ func.func @alloc_rank2() {
 // -----
 
 func.func @alloc_swizzled() {
-  // expected-error @below {{allocates unswizzled buffers only}}
+  // expected-error @below {{rank-1 buffers are unswizzled}}
   %b = tile.alloc_shared : !tile.smem<64xf32, #tile.swizzle<128>>
   return
 }
@@ -387,3 +387,73 @@ tile.cluster_barrier
 
 // expected-error @+1 {{'tile.program_id' op must be inside a kernel body}}
 %pid = tile.program_id x
+
+// -----
+
+func.func @staged_row_too_narrow() {
+  // expected-error @below {{rows of 32 bytes must be whole 16-byte chunks and hold the 128-byte swizzle pattern}}
+  %b = tile.alloc_shared : !tile.smem<2x64x16xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @staged_wgmma_rows() {
+  // expected-error @below {{96 rows do not split into the m64 blocks of 8 warps}}
+  %b = tile.alloc_shared : !tile.smem<2x96x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  return
+}
+
+// -----
+
+func.func @swizzle_wgmma_warps() {
+  // expected-error @below {{wgmma_warps must be a power of two multiple of 4 (whole warpgroups), got 6}}
+  %b = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128, wgmma_warps = 6>>
+  return
+}
+
+// -----
+
+func.func @async_copy_elements(%v: !tile.view<?x?xf16>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{view elements 'f16' differ from buffer elements 'bf16'}}
+  tile.async_copy %v[%at, %at], %ring[%at] : !tile.view<?x?xf16>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @async_copy_rank(%v: !tile.view<?xbf16>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{copies from a rank-2 view with two offsets, got rank 1 and 1 offsets}}
+  tile.async_copy %v[%at], %ring[%at] : !tile.view<?xbf16>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @async_copy_unstaged(%v: !tile.view<?x?xbf16>, %at: i32) {
+  %buf = tile.alloc_shared : !tile.smem<64xbf16>
+  // expected-error @below {{needs a staged buffer}}
+  tile.async_copy %v[%at, %at], %buf[%at] : !tile.view<?x?xbf16>, !tile.smem<64xbf16>
+  return
+}
+
+// -----
+
+func.func @load_stage_shape(%at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{result 'tensor<64x32xbf16>' is not one stage of the buffer}}
+  %t = tile.load_stage %ring[%at] : !tile.smem<2x64x64xbf16, #tile.swizzle<128>> -> tensor<64x32xbf16>
+  return
+}
+
+// -----
+
+func.func @load_stage_users(%at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{is read by tile.dot only (directly or through tile.transpose), not by 'arith.addf'}}
+  %t = tile.load_stage %ring[%at] : !tile.smem<2x64x64xbf16, #tile.swizzle<128>> -> tensor<64x64xbf16>
+  %u = arith.addf %t, %t : tensor<64x64xbf16>
+  return
+}

@@ -128,3 +128,24 @@ func.func @cluster_buffers(%v: tensor<64xi64>, %m: tensor<64xi1>, %lm: tensor<12
   %b = tile.load_shared %buf[%at] : !tile.smem<128xi64> -> tensor<2x64xi64>
   return
 }
+
+// -----
+
+// Staged buffers and the async copies the pipelining pass makes.
+// CHECK-LABEL: func.func @async_copies
+// CHECK: %[[R:.*]] = tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %[[R]][%{{.*}}] : !tile.view<?x?xbf16>, !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+// CHECK: tile.async_commit
+// CHECK: tile.async_wait 1
+// CHECK: tile.load_stage %[[R]][%{{.*}}] : !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>> -> tensor<128x64xbf16>
+// CHECK: tile.alloc_shared : !tile.smem<2x64x32xf8E4M3FN, #tile.swizzle<32>>
+func.func @async_copies(%v: !tile.view<?x?xbf16>, %at: i32, %b: tensor<64x128xbf16>, %acc: tensor<128x128xf32>) {
+  %ring = tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  tile.async_copy %v[%at, %at], %ring[%at] : !tile.view<?x?xbf16>, !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  tile.async_commit
+  tile.async_wait 1
+  %a = tile.load_stage %ring[%at] : !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>> -> tensor<128x64xbf16>
+  %d = tile.dot %a, %b, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+  %fp8 = tile.alloc_shared : !tile.smem<2x64x32xf8E4M3FN, #tile.swizzle<32>>
+  return
+}

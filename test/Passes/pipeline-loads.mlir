@@ -1,5 +1,5 @@
-// RUN: kernel-opt %s -split-input-file -tile-pipeline-loads | FileCheck %s --check-prefixes=CHECK,S2
-// RUN: kernel-opt %s -split-input-file -tile-pipeline-loads=num-stages=3 | FileCheck %s --check-prefixes=CHECK,S3
+// RUN: kernel-opt %s -split-input-file -tile-pipeline-loads=num-stages=2 | FileCheck %s --check-prefixes=CHECK,S2
+// RUN: kernel-opt %s -split-input-file -tile-pipeline-loads="num-stages=3 register-ahead=2" | FileCheck %s --check-prefixes=CHECK,S3
 // RUN: kernel-opt %s -split-input-file -tile-pipeline-loads=num-stages=1 | FileCheck %s --check-prefix=OFF
 
 // The two loads of a K loop feed its dot: each is issued one iteration

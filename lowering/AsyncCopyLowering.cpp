@@ -1,0 +1,276 @@
+//===- AsyncCopyLowering.cpp - cp.async into staged shared buffers --------===//
+//
+// tile.async_copy moves an R×C tile of a global view into one stage of a
+// staged buffer, 16 bytes per `cp.async.cg` (chunks spread over the
+// program's threads, each written to its swizzled place: the layout the
+// tensor-core lowerings read, see OperandStaging.h). Elements past the
+// view's extents are zero-filled by the copy's source size.
+//
+// cp.async needs 16-byte aligned sources. Whether the view's base, row
+// stride and column offset give that is known only at run time (a K of
+// 4127 bf16 gives rows 8254 bytes apart), so the copy tests it once per
+// program (a uniform branch) and otherwise moves each chunk with element
+// loads and one 16-byte shared store: slower, equally correct.
+//
+// tile.async_commit and tile.async_wait are the cp.async group
+// instructions; the wait adds the barrier that makes every thread's copies
+// visible, and on sm_90 and later the proxy fence that makes them visible
+// to wgmma. tile.load_stage produces no code: the dots that read the stage
+// take its address (getStagedOperand).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Patterns.h"
+#include "lowering/TensorCore/OperandStaging.h"
+
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Threads of the kernel `op` is in, before or after its function is
+/// converted (nvvm.reqntid then holds the block size).
+int64_t getKernelThreads(Operation *op) {
+  if (auto func = op->getParentOfType<func::FuncOp>())
+    return 32 * int64_t(getNumWarps(func));
+  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  auto block = func->getAttrOfType<DenseI32ArrayAttr>(
+      NVVM::NVVMDialect::getReqntidAttrName());
+  return block.asArrayRef()[0];
+}
+
+Value i64Arith(OpBuilder &b, Location loc, Value v) {
+  return v.getType().isInteger(64)
+             ? v
+             : LLVM::SExtOp::create(b, loc, b.getI64Type(), v).getResult();
+}
+
+struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SharedBufferType bufferType = op.getBuffer().getType();
+    DotStaging stage = getStageLayout(bufferType);
+    auto swizzle = cast<SwizzleAttr>(bufferType.getSwizzle());
+    int64_t eb = stage.elementBytes;
+    int64_t perChunk = 16 / eb;
+    int64_t chunksPerRow = stage.rowBytes / 16;
+    int64_t chunks = stage.m * chunksPerRow;
+    int64_t threads = getKernelThreads(op);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto c32 = [&](int64_t v) { return i32Const(b, loc, v); };
+    auto c64 = [&](int64_t v) { return i64Const(b, loc, v); };
+
+    ValueRange view = adaptor.getView();
+    Value base = view[0];
+    Value rows = view[1], cols = view[2], rowStride = view[3],
+          colStride = view[4];
+    Value row0 = i64Arith(b, loc, adaptor.getOffsets()[0].front());
+    Value col0 = i64Arith(b, loc, adaptor.getOffsets()[1].front());
+    auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value stageIndex = adaptor.getStage().front();
+    Value stageBase = LLVM::GEPOp::create(
+        b, loc, sharedPtr, b.getI8Type(), adaptor.getBuffer().front(),
+        ValueRange{LLVM::MulOp::create(b, loc, stageIndex,
+                                       c32(getStageBytes(bufferType)))});
+
+    // 16-byte sources: base, row stride and first column all aligned and
+    // the columns contiguous. The same for every thread of the program.
+    auto isZero = [&](Value v) {
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, v, c64(0));
+    };
+    auto low4 = [&](Value v) {
+      return LLVM::AndOp::create(b, loc, v, c64(15));
+    };
+    Value baseInt = LLVM::PtrToIntOp::create(b, loc, i64, base);
+    Value aligned = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                         colStride, c64(1));
+    Value rowBytes = LLVM::MulOp::create(b, loc, rowStride, c64(eb));
+    Value colBytes = LLVM::MulOp::create(b, loc, col0, c64(eb));
+    for (Value v : {baseInt, rowBytes, colBytes})
+      aligned = LLVM::AndOp::create(b, loc, aligned, isZero(low4(v)));
+
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
+    Type elementInt = b.getIntegerType(8 * eb);
+    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    auto copyChunks = [&](OpBuilder &b, Location loc, bool fast) {
+      for (int64_t first = 0; first < chunks; first += threads) {
+        Value chunk = LLVM::AddOp::create(b, loc, tid, c32(first));
+        auto copyOne = [&](OpBuilder &b, Location loc) {
+          Value row = LLVM::UDivOp::create(b, loc, chunk, c32(chunksPerRow));
+          Value inRow = LLVM::URemOp::create(b, loc, chunk, c32(chunksPerRow));
+          Value col = LLVM::MulOp::create(b, loc, inRow, c32(perChunk));
+          Value stagedRow =
+              swizzle.getWgmmaWarps()
+                  ? getWgmmaStagedRow(b, loc, row, swizzle.getWgmmaWarps())
+                  : row;
+          Value dst = LLVM::GEPOp::create(
+              b, loc, sharedPtr, b.getI8Type(), stageBase,
+              ValueRange{stagedOffset(b, loc, stage, stagedRow, col)});
+          Value gRow = LLVM::AddOp::create(
+              b, loc, row0, LLVM::ZExtOp::create(b, loc, i64, row));
+          Value gCol = LLVM::AddOp::create(
+              b, loc, col0, LLVM::ZExtOp::create(b, loc, i64, col));
+          // Elements of this chunk inside the view: clamp(cols - gCol,
+          // 0, perChunk), none when the row is outside.
+          Value avail = LLVM::SubOp::create(b, loc, cols, gCol);
+          avail = LLVM::SMaxOp::create(b, loc, avail, c64(0));
+          avail = LLVM::SMinOp::create(b, loc, avail, c64(perChunk));
+          Value rowInside = LLVM::ICmpOp::create(
+              b, loc, LLVM::ICmpPredicate::slt, gRow, rows);
+          Value valid =
+              LLVM::SelectOp::create(b, loc, rowInside, avail, c64(0));
+          Value rowStart = LLVM::MulOp::create(b, loc, gRow, rowStride);
+          if (fast) {
+            Value offset = LLVM::MulOp::create(
+                b, loc, LLVM::AddOp::create(b, loc, rowStart, gCol), c64(eb));
+            // A chunk that reads nothing still names a valid address.
+            offset = LLVM::SelectOp::create(
+                b, loc,
+                LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt, valid,
+                                     c64(0)),
+                offset, c64(0));
+            Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(),
+                                            base, ValueRange{offset});
+            Value bytes = LLVM::TruncOp::create(
+                b, loc, i32, LLVM::MulOp::create(b, loc, valid, c64(eb)));
+            NVVM::CpAsyncOp::create(
+                b, loc, dst, src, b.getI32IntegerAttr(16),
+                NVVM::LoadCacheModifierKindAttr::get(
+                    b.getContext(), NVVM::LoadCacheModifierKind::CG),
+                bytes);
+            return;
+          }
+          auto vecType = VectorType::get({perChunk}, elementInt);
+          Value packed = LLVM::ZeroOp::create(b, loc, vecType);
+          for (int64_t e = 0; e < perChunk; ++e) {
+            Value inside = LLVM::ICmpOp::create(
+                b, loc, LLVM::ICmpPredicate::sgt, valid, c64(e));
+            auto load = scf::IfOp::create(
+                b, loc, inside,
+                [&](OpBuilder &tb, Location l) {
+                  Value colE = LLVM::AddOp::create(tb, l, gCol, c64(e));
+                  Value index = LLVM::AddOp::create(
+                      tb, l, rowStart,
+                      LLVM::MulOp::create(tb, l, colE, colStride));
+                  Value addr = LLVM::GEPOp::create(tb, l, globalPtr, elementInt,
+                                                   base, ValueRange{index});
+                  scf::YieldOp::create(
+                      tb, l,
+                      ValueRange{LLVM::LoadOp::create(tb, l, elementInt, addr)
+                                     .getResult()});
+                },
+                [&](OpBuilder &tb, Location l) {
+                  scf::YieldOp::create(
+                      tb, l,
+                      ValueRange{LLVM::ConstantOp::create(
+                                     tb, l, elementInt,
+                                     tb.getIntegerAttr(elementInt, 0))
+                                     .getResult()});
+                });
+            packed = LLVM::InsertElementOp::create(b, loc, packed,
+                                                   load.getResult(0), c32(e));
+          }
+          LLVM::StoreOp::create(b, loc, packed, dst, /*alignment=*/16);
+        };
+        if (first + threads <= chunks) {
+          copyOne(b, loc);
+          continue;
+        }
+        Value inTile = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult,
+                                            chunk, c32(chunks));
+        scf::IfOp::create(b, loc, inTile, [&](OpBuilder &tb, Location l) {
+          copyOne(tb, l);
+          scf::YieldOp::create(tb, l);
+        });
+      }
+    };
+    scf::IfOp::create(
+        b, loc, aligned,
+        [&](OpBuilder &tb, Location l) {
+          copyChunks(tb, l, /*fast=*/true);
+          scf::YieldOp::create(tb, l);
+        },
+        [&](OpBuilder &tb, Location l) {
+          copyChunks(tb, l, /*fast=*/false);
+          scf::YieldOp::create(tb, l);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : public OpConversionPattern<AsyncCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCommitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : public OpConversionPattern<AsyncWaitOp> {
+  AsyncWaitLowering(TypeConverter &converter, MLIRContext *context,
+                    StringRef target)
+      : OpConversionPattern(converter, context), asyncProxy(target != "sm_80") {
+  }
+
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+    // cp.async writes through the generic proxy; wgmma reads through the
+    // async proxy.
+    if (asyncProxy)
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    ctaBarrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  bool asyncProxy;
+};
+
+/// The stage is read in place by the dots that use it; the registers the
+/// tile would occupy are never read (see LoadStageOp's verifier).
+struct LoadStageLowering : public OpConversionPattern<LoadStageOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadStageOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(
+            getTypeConverter()->convertType(op.getResult().getType(), types)))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    SmallVector<Value> values;
+    for (Type type : types)
+      values.push_back(LLVM::PoisonOp::create(rewriter, op.getLoc(), type));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateAsyncCopyPatterns(TileTypeConverter &converter,
+                                           RewritePatternSet &patterns,
+                                           StringRef target) {
+  patterns.add<AsyncCopyLowering, AsyncCommitLowering, LoadStageLowering>(
+      converter, patterns.getContext());
+  patterns.add<AsyncWaitLowering>(converter, patterns.getContext(), target);
+}
