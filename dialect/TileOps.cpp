@@ -4,6 +4,7 @@
 #include "dialect/TileLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -610,5 +611,16 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "unsupported element types " << a.getElementType()
                          << " x " << b.getElementType() << " -> "
                          << acc.getElementType();
+  if (getAsync())
+    for (OpOperand &use : getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<DotWaitOp, scf::YieldOp>(user) ||
+          (isa<DotOp>(user) && use.getOperandNumber() == 2))
+        continue;
+      return emitOpError() << "is async: its result feeds only dot "
+                              "accumulators, tile.dot_wait or a loop's "
+                              "yield, not '"
+                           << user->getName() << "'";
+    }
   return success();
 }

@@ -591,17 +591,46 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     `result = a × b + acc` with `a` M×K, `b` K×N and `acc` M×N. Lowered to
     mma.sync, wgmma or tcgen05 depending on the target.
 
+    With `async` (set by tile-pipeline-loads), the tensor cores may still
+    be computing the result when the op returns, on targets where they run
+    asynchronously (wgmma): it may only feed another dot's accumulator or
+    a `tile.dot_wait`, which says how many async dots may still run.
+
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN>
         -> tensor<128x128xf32>
     ```
   }];
-  let arguments = (ins Tile_Tile:$a, Tile_Tile:$b, Tile_Tile:$acc);
+  let arguments = (ins Tile_Tile:$a, Tile_Tile:$b, Tile_Tile:$acc,
+                       UnitAttr:$async);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+    $a `,` $b `,` $acc (`async` $async^)? attr-dict `:` type($a) `,` type($b)
+    `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Tile_DotWaitOp : Tile_Op<"dot_wait", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"value and result have one type", "value", "result",
+                   "$_self">]> {
+  let summary = "wait until at most `pending` async dots still run";
+  let description = [{
+    Returns `value`, the result of an `async` tile.dot, once at most
+    `pending` of this thread's most recent async dots are still running
+    (wgmma.wait_group). With `pending` 0 the value is complete; with more,
+    only older dots are, and with them their reads of shared memory, so
+    the stages they read may be written again.
+
+    ```mlir
+    %done = tile.dot_wait %d pending 0 : tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = "$value `pending` $pending attr-dict `:` type($value)";
 }
 
 #endif // TILE_OPS_TD

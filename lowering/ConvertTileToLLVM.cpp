@@ -164,7 +164,7 @@ struct ConvertTileToLLVMPass
     populateAtomicPatterns(converter, patterns);
     populateClusterPatterns(converter, patterns, target);
     populateMmaSyncPatterns(converter, patterns, target);
-    populateWgmmaPatterns(converter, patterns);
+    populateWgmmaPatterns(converter, patterns, target);
     populateAsyncCopyPatterns(converter, patterns, target);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))

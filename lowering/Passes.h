@@ -35,7 +35,7 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       llvm::cl::desc("iterations of a dot loop in flight: its loads are "
                      "issued num-stages - 1 iterations ahead "
                      "(tile-pipeline-loads); 1 disables"),
-      llvm::cl::init(3)};
+      llvm::cl::init(4)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR.

@@ -47,9 +47,10 @@ void populateAtomicPatterns(TileTypeConverter &converter,
 void populateMmaSyncPatterns(TileTypeConverter &converter,
                              RewritePatternSet &patterns, StringRef target);
 /// tile.dot with a version-3 mma accumulator (wgmma.mma_async on operands
-/// staged in swizzled shared memory), sm_90a.
+/// staged in swizzled shared memory), sm_90a, and tile.dot_wait
+/// (wgmma.wait_group where `target` has wgmma).
 void populateWgmmaPatterns(TileTypeConverter &converter,
-                           RewritePatternSet &patterns);
+                           RewritePatternSet &patterns, StringRef target);
 /// async_copy (cp.async into staged buffers), async_commit, async_wait
 /// and load_stage; `target` decides whether waits fence the async proxy.
 void populateAsyncCopyPatterns(TileTypeConverter &converter,

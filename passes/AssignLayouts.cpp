@@ -242,7 +242,8 @@ private:
       return visitReduce(reduce);
     if (auto expand = dyn_cast<ExpandDimsOp>(op))
       return visitExpandDims(expand);
-    if (isa<BroadcastOp, ScanOp, SortOp, AtomicOp, ConvertLayoutOp>(op) ||
+    if (isa<BroadcastOp, ScanOp, SortOp, AtomicOp, ConvertLayoutOp, DotWaitOp>(
+            op) ||
         op->getDialect()->getNamespace() == "arith" ||
         op->getDialect()->getNamespace() == "math")
       return visitFollowOperands(op);

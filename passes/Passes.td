@@ -47,7 +47,12 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
       `tile.async_wait` before each iteration's stage is read with
       `tile.load_stage`; a prologue fills the first stages, a final wait
       drains the ring. Fewer stages are used when the ring would exceed
-      160 KiB;
+      160 KiB. When every such dot reads both operands from rings and
+      carries its accumulator through the loop, and the target runs dots
+      asynchronously (wgmma), the dots are made `async`: each iteration's
+      dot overlaps the next iteration's wait and copies, a
+      `tile.dot_wait pending 1` after it frees the stage the previous dot
+      read, and copies run `num-stages - 2` ahead;
     - any other such load is issued ahead into registers: its tiles are
       carried by the loop, a queue of `min(num-stages - 1, register-ahead)`
       tiles (one by default: deeper queues take the registers the
@@ -58,7 +63,7 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     dots' layouts). `num-stages` 1 leaves loops unchanged.
   }];
   let options = [
-    Option<"numStages", "num-stages", "unsigned", "3",
+    Option<"numStages", "num-stages", "unsigned", "4",
            "iterations in flight: loads are issued num-stages - 1 ahead">,
     Option<"registerAhead", "register-ahead", "unsigned", "1",
            "most iterations a load kept in registers is issued ahead">

@@ -250,17 +250,71 @@ SharedBufferType getStagedType(LoadOp load, int64_t numStages) {
       SwizzleAttr::get(context, s->swizzleBytes, wgmmaWarps));
 }
 
-/// Copies the tiles of `candidates` asynchronously into rings of staged
-/// shared buffers, `numStages - 1` iterations ahead of the dots that read
-/// them in place:
+/// The dots of `loop` that can run asynchronously (wgmma) under a ring of
+/// `stages` stages holding `loads`: both operands read in place from the
+/// ring, the accumulator carried by the loop and nothing else reading it.
+/// All of the loop's ring-fed dots, or none.
+template <typename StagedLoads>
+SmallVector<DotOp> getAsyncCandidates(scf::ForOp loop, const StagedLoads &loads,
+                                      int64_t stages) {
+  if (stages < 3)
+    return {};
+  DenseSet<Operation *> staged;
+  for (const auto &entry : loads)
+    staged.insert(entry.load);
+  auto isStaged = [&](Value v) {
+    if (auto transpose = v.getDefiningOp<TransposeOp>())
+      v = transpose.getSrc();
+    return staged.contains(v.getDefiningOp());
+  };
+  SmallVector<DotOp> dots;
+  for (DotOp dot : loop.getBody()->getOps<DotOp>()) {
+    if (!isStaged(dot.getA()) && !isStaged(dot.getB()))
+      continue;
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(
+        cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
+    auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+    if (!mma || mma.getVersion() != 3 || !isStaged(dot.getA()) ||
+        !isStaged(dot.getB()) || !acc || acc.getOwner() != loop.getBody() ||
+        !acc.hasOneUse() || !dot.getResult().hasOneUse() ||
+        !isa<scf::YieldOp>(*dot.getResult().getUsers().begin()))
+      return {};
+    dots.push_back(dot);
+  }
+  return dots;
+}
+
+/// Marks `dots` async: each iteration waits only for the previous
+/// iteration's dot (pending 1) and the loop's result for all of them.
+void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots) {
+  for (DotOp dot : dots) {
+    dot.setAsync(true);
+    OpOperand &yielded = *dot.getResult().getUses().begin();
+    unsigned index = yielded.getOperandNumber();
+    OpBuilder b(dot->getContext());
+    b.setInsertionPointAfter(dot);
+    yielded.set(DotWaitOp::create(b, dot.getLoc(), dot.getResult(), 1));
+    b.setInsertionPointAfter(loop);
+    Value result = loop.getResult(index);
+    auto done = DotWaitOp::create(b, dot.getLoc(), result, 0);
+    result.replaceAllUsesExcept(done, done);
+  }
+}
+
+/// Copies the tiles of `candidates` asynchronously into rings of S staged
+/// shared buffers, L iterations ahead of the dots that read them in place,
+/// L = S - 1, or S - 2 when the dots run async (wgmma: the dot of the
+/// previous iteration may still read its stage):
 ///
-///   prologue: copy iterations 0 .. S-2 into stages 0 .. S-2, one group
+///   prologue: copy iterations 0 .. L-1 into stages 0 .. L-1, one group
 ///             per iteration
-///   iteration i: wait until the group of iteration i has landed (S-2
+///   iteration i: wait until the group of iteration i has landed (L-1
 ///             newer ones may still be in flight; the wait's barrier also
-///             means every thread is done with the stage read at i - 1),
-///             copy iteration i + S - 1 into that stage, read stage i % S
-///   after the loop: wait for every group (nothing is left in flight).
+///             means every thread is done with the stage read at i - 1,
+///             or at i - 2 with async dots), copy iteration i + L into
+///             stage (i + L) % S, read stage i % S; an async dot is
+///             followed by a wait for the previous iteration's
+///   after the loop: wait for every copy group and every dot.
 void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
                          int64_t numStages) {
   SmallVector<StagedLoad> loads;
@@ -313,7 +367,11 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   for (const StagedLoad &staged : loads)
     buffers.push_back(
         AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
-  for (int64_t i = 0; i + 1 < stages; ++i) {
+  // With async dots one more stage is still being read by the dot of the
+  // previous iteration, so copies run one iteration less far ahead.
+  SmallVector<DotOp> dots = getAsyncCandidates(loop, loads, stages);
+  int64_t lead = stages - 1 - (dots.empty() ? 0 : 1);
+  for (int64_t i = 0; i < lead; ++i) {
     Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
     for (auto [staged, buffer] : llvm::zip(loads, buffers))
       copyAt(b, staged, buffer, ivValue, constant(b, i));
@@ -326,10 +384,10 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
       loop.getStep());
   Value read = arith::RemUIOp::create(b, loc, iteration, constant(b, stages));
   Value write = arith::RemUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iteration, constant(b, stages - 1)),
+      b, loc, arith::AddIOp::create(b, loc, iteration, constant(b, lead)),
       constant(b, stages));
-  AsyncWaitOp::create(b, loc, stages - 2);
-  Value ahead = advance(b, loc, iv, loop.getStep(), stages - 1);
+  AsyncWaitOp::create(b, loc, lead - 1);
+  Value ahead = advance(b, loc, iv, loop.getStep(), lead);
   for (auto [staged, buffer] : llvm::zip(loads, buffers))
     copyAt(b, staged, buffer, ahead, write);
   AsyncCommitOp::create(b, loc);
@@ -342,6 +400,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   }
   b.setInsertionPointAfter(loop);
   AsyncWaitOp::create(b, loc, 0);
+  makeDotsAsync(loop, dots);
   SmallVector<SmallVector<Operation *>> slices;
   for (StagedLoad &staged : loads)
     slices.push_back(staged.slice);

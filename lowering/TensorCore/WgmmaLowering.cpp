@@ -18,7 +18,9 @@
 //     thread's stores (tile.async_wait does both for copied stages);
 //  3. each warpgroup issues, per m64 block and K step, one wgmma whose
 //     descriptors advance 32 bytes along the swizzled rows; the group is
-//     committed and waited for before the accumulator is read.
+//     committed and waited for before the accumulator is read, unless the
+//     dot is `async`: then a tile.dot_wait waits (wgmma.wait_group N), so
+//     that the next iteration's dot is issued while this one runs.
 //
 // The accumulator fragment of wgmma (warp q of a warpgroup: rows 16q +
 // lane/4 (+8), columns 8s + 2·(lane%4) (+1)) is the blocked layout of
@@ -179,7 +181,9 @@ struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
       results.push_back(d);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    // An async dot leaves its group running; a tile.dot_wait waits.
+    if (!op.getAsync())
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     for (auto [j, d] : llvm::enumerate(results))
       for (int64_t i = 0; i < regs; ++i)
         acc[elementOf(j, i)] = LLVM::ExtractValueOp::create(b, loc, d, i);
@@ -188,9 +192,31 @@ struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
   }
 };
 
+/// wgmma.wait_group on targets with wgmma; elsewhere dots are synchronous
+/// and the value is passed through.
+struct DotWaitLowering : public OpConversionPattern<DotWaitOp> {
+  DotWaitLowering(TypeConverter &converter, MLIRContext *context,
+                  StringRef target)
+      : OpConversionPattern(converter, context), hasWgmma(target == "sm_90a") {}
+
+  LogicalResult
+  matchAndRewrite(DotWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (hasWgmma)
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, op.getLoc(),
+                                         op.getPending());
+    rewriter.replaceOpWithMultiple(op, {adaptor.getValue()});
+    return success();
+  }
+
+  bool hasWgmma;
+};
+
 } // namespace
 
 void mlir::tile::populateWgmmaPatterns(TileTypeConverter &converter,
-                                       RewritePatternSet &patterns) {
+                                       RewritePatternSet &patterns,
+                                       StringRef target) {
   patterns.add<DotWgmmaLowering>(converter, patterns.getContext());
+  patterns.add<DotWaitLowering>(converter, patterns.getContext(), target);
 }

@@ -457,3 +457,12 @@ func.func @load_stage_users(%at: i32) {
   %u = arith.addf %t, %t : tensor<64x64xbf16>
   return
 }
+
+// -----
+
+func.func @async_dot_read(%a: tensor<64x16xbf16>, %b: tensor<16x64xbf16>, %c: tensor<64x64xf32>) {
+  // expected-error @below {{is async: its result feeds only dot accumulators, tile.dot_wait or a loop's yield, not 'arith.addf'}}
+  %d = tile.dot %a, %b, %c async : tensor<64x16xbf16>, tensor<16x64xbf16> -> tensor<64x64xf32>
+  %e = arith.addf %d, %d : tensor<64x64xf32>
+  return
+}

@@ -149,3 +149,14 @@ func.func @async_copies(%v: !tile.view<?x?xbf16>, %at: i32, %b: tensor<64x128xbf
   %fp8 = tile.alloc_shared : !tile.smem<2x64x32xf8E4M3FN, #tile.swizzle<32>>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @async_dot
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} async : tensor<64x16xbf16>, tensor<16x64xbf16> -> tensor<64x64xf32>
+// CHECK: tile.dot_wait %[[D]] pending 0 : tensor<64x64xf32>
+func.func @async_dot(%a: tensor<64x16xbf16>, %b: tensor<16x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %d = tile.dot %a, %b, %c async : tensor<64x16xbf16>, tensor<16x64xbf16> -> tensor<64x64xf32>
+  %e = tile.dot_wait %d pending 0 : tensor<64x64xf32>
+  return %e : tensor<64x64xf32>
+}

@@ -3,19 +3,20 @@
 // RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_80 -canonicalize -tile-pipeline-loads -canonicalize -cse | FileCheck %s --check-prefix=SM80
 
 // A K loop whose loads are a dot's operands (A as rows of K, B as rows of K
-// transposed): each load becomes an async copy into a three-stage ring laid
+// transposed): each load becomes an async copy into a four-stage ring laid
 // out as the dot reads it (128-byte swizzle for 128-byte rows; A's rows in
-// wgmma order for 8 warps on sm_90a), two iterations ahead.
+// wgmma order for 8 warps on sm_90a). On sm_90a the dot runs async: copies
+// go two iterations ahead, one dot stays in flight.
 // CHECK-LABEL: func.func @k_loop
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i32
-// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i32
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : i32
 // CHECK: %[[VA:.*]] = tile.make_view %arg0
 // CHECK: %[[VB:.*]] = tile.make_view %arg1
-// CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
-// CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+// CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
 // Prologue: iterations 0 and 1 into stages 0 and 1, one group each.
 // CHECK-NEXT: tile.async_copy %[[VA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]]
 // CHECK-NEXT: tile.async_copy %[[VB]][%[[C0]], %[[C0]]], %[[RB]][%[[C0]]]
@@ -23,13 +24,14 @@
 // CHECK-NEXT: tile.async_copy %[[VA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]]
 // CHECK-NEXT: tile.async_copy %[[VB]][%[[C0]], %[[C64]]], %[[RB]][%[[C1]]]
 // CHECK-NEXT: tile.async_commit
-// Iteration i reads stage i % 3 once its group has landed, after copying
-// iteration i + 2 into stage (i + 2) % 3.
-// CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] =
+// Iteration i reads stage i % 4 once its group has landed, after copying
+// iteration i + 2 into stage (i + 2) % 4 (last read by the dot of i - 2,
+// which the previous iteration's dot_wait saw complete).
+// CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
 // CHECK-NEXT:   %[[IT:.*]] = arith.divui %[[IV]], %[[C64]]
-// CHECK-NEXT:   %[[READ:.*]] = arith.remui %[[IT]], %[[C3]]
+// CHECK-NEXT:   %[[READ:.*]] = arith.remui %[[IT]], %[[C4]]
 // CHECK-NEXT:   %[[IT2:.*]] = arith.addi %[[IT]], %{{.*}}
-// CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C3]]
+// CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C4]]
 // CHECK-NEXT:   tile.async_wait 1
 // CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[IV]], %[[C128]]
 // CHECK-NEXT:   tile.async_copy %[[VA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]]
@@ -38,18 +40,28 @@
 // CHECK-NEXT:   %[[A:.*]] = tile.load_stage %[[RA]][%[[READ]]]
 // CHECK-NEXT:   %[[B:.*]] = tile.load_stage %[[RB]][%[[READ]]]
 // CHECK-NEXT:   %[[BT:.*]] = tile.transpose %[[B]]
-// CHECK-NEXT:   tile.dot %[[A]], %[[BT]]
-// CHECK-NEXT:   scf.yield
+// CHECK-NEXT:   %[[D:.*]] = tile.dot %[[A]], %[[BT]], %[[ACC]] async
+// CHECK-NEXT:   %[[W:.*]] = tile.dot_wait %[[D]] pending 1
+// CHECK-NEXT:   scf.yield %[[W]]
 // CHECK-NEXT: }
+// CHECK-NEXT: %[[DONE:.*]] = tile.dot_wait %{{.*}} pending 0
 // CHECK-NEXT: tile.async_wait 0
+// CHECK: tile.store %[[DONE]]
+// Two stages: no room for a dot in flight; copies one iteration ahead.
 // S2-LABEL: func.func @k_loop
 // S2: tile.alloc_shared : !tile.smem<2x128x64xbf16
 // S2: scf.for
 // S2: tile.async_wait 0
 // S2: tile.async_copy
+// S2: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor
+// S2-NOT: tile.dot_wait
+// sm_80: mma.sync is synchronous; copies three iterations ahead.
 // SM80-LABEL: func.func @k_loop
-// SM80: tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128>>
-// SM80: tile.alloc_shared : !tile.smem<3x128x64xbf16, #tile.swizzle<128>>
+// SM80: tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
+// SM80: tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
+// SM80: scf.for
+// SM80: tile.async_wait 2
+// SM80-NOT: tile.dot_wait
 func.func @k_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

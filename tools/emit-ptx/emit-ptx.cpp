@@ -49,7 +49,7 @@ static cl::opt<unsigned>
     numStages("num-stages",
               cl::desc("iterations of a dot loop in flight (loads issued "
                        "num-stages - 1 ahead); 1 disables pipelining"),
-              cl::init(3), cl::cat(emitPtxCategory));
+              cl::init(4), cl::cat(emitPtxCategory));
 static cl::opt<bool> printMetadata("metadata",
                                    cl::desc("print the kernel metadata JSON "
                                             "after the PTX"),

@@ -63,3 +63,32 @@ func.func @dot_fp8(%x: !tile.ptr<f8E4M3FN>, %y: !tile.ptr<f32>, %n: i32)
   tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
   return
 }
+
+// -----
+
+// An async dot leaves its wgmma group running; tile.dot_wait waits for all
+// but `pending` groups.
+// CHECK-LABEL: llvm.func @async_dot
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// PTX-LABEL: .entry async_dot
+// PTX: wgmma.commit_group.sync.aligned
+// PTX-NEXT: wgmma.wait_group.sync.aligned 1
+func.func @async_dot(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+  %w = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+  %b = tile.transpose %w : tensor<64x64xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero async : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+  %e = tile.dot_wait %d pending 1 : tensor<64x64xf32>
+  %f = tile.dot_wait %e pending 0 : tensor<64x64xf32>
+  tile.store %f, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
+  return
+}
