@@ -180,12 +180,29 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
 }
 
 namespace {
+/// The most dynamic shared memory one CTA may use on `target` (the
+/// opt-in limit: 163 KiB on sm_80, 227 KiB on sm_90 and sm_100), or 0
+/// when the target is not known.
+int64_t getSharedMemoryLimit(StringRef target) {
+  if (target == "sm_80")
+    return 163 * 1024;
+  if (target == "sm_90a" || target == "sm_100a")
+    return 227 * 1024;
+  return 0;
+}
+
 struct AllocateSharedPass
     : public tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
   void runOnOperation() override {
-    getOperation().walk([](func::FuncOp func) {
+    ModuleOp module = getOperation();
+    StringRef target;
+    if (auto attr =
+            module->getAttrOfType<StringAttr>(TileDialect::kTargetAttrName))
+      target = attr.getValue();
+    int64_t limit = getSharedMemoryLimit(target);
+    WalkResult result = module.walk([&](func::FuncOp func) {
       if (!isKernel(func))
-        return;
+        return WalkResult::advance();
       int64_t bytes = 0;
       func.walk(
           [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
@@ -202,7 +219,18 @@ struct AllocateSharedPass
       });
       func->setAttr(TileDialect::kSharedBytesAttrName,
                     Builder(func).getI64IntegerAttr(bytes));
+      if (limit && bytes > limit) {
+        func.emitError() << "kernel '" << func.getSymName() << "' needs "
+                         << bytes << " bytes of shared memory; " << target
+                         << " allows " << limit
+                         << " per program: use smaller tiles or fewer "
+                            "pipeline stages (num-stages)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
     });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace
