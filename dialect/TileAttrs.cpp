@@ -22,10 +22,12 @@ void TileDialect::registerAttributes() {
       >();
 }
 
+// Saturates rather than wraps: `warps = [65536, 65536]` must not pass the
+// 32-warp limit as a product of 0.
 static unsigned product(ArrayRef<unsigned> values) {
   unsigned result = 1;
   for (unsigned v : values)
-    result *= v;
+    result = llvm::SaturatingMultiply(result, v);
   return result;
 }
 

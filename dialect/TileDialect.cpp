@@ -1,6 +1,7 @@
 //===- TileDialect.cpp - tile dialect registration and helpers -----------===//
 
 #include "dialect/TileDialect.h"
+#include "dialect/TileLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -80,6 +81,57 @@ static bool isKernelParamType(Type type) {
          type.isSignlessInteger(64) || type.isF32() || type.isF64();
 }
 
+/// The lowering unrolls a tile into the registers of each thread. A thread
+/// has 255 registers, so a larger share than this only spills, and its
+/// unrolled code takes LLVM from seconds to many minutes (a softmax of 1024
+/// elements per thread: 13 s; 2048: 30 s per op): such a tile is reported
+/// as a mistake instead. The kernels here hold at most 128 per thread.
+static constexpr uint64_t kMaxElementsPerThread = 512;
+
+/// The elements of `type` each thread of `numWarps` warps holds: exactly,
+/// when its layout is one the lowering distributes, else as spread evenly
+/// over the threads (what the default layouts do), saturating on overflow.
+static uint64_t getElementsPerThread(RankedTensorType type, unsigned numWarps) {
+  uint64_t count = 1;
+  if (FailureOr<Distribution> dist = getDistribution(type); succeeded(dist)) {
+    for (int64_t n : dist->perThread)
+      count = llvm::SaturatingMultiply(count, uint64_t(n));
+    return count;
+  }
+  for (int64_t extent : type.getShape())
+    count =
+        llvm::SaturatingMultiply(count, uint64_t(std::max<int64_t>(extent, 1)));
+  uint64_t threads = uint64_t(numWarps) * 32;
+  return count / threads + (count % threads != 0);
+}
+
+/// Fails, at the op that makes it, on the first tile of `kernel` that puts
+/// more than kMaxElementsPerThread elements in a thread.
+static LogicalResult verifyTileSizes(func::FuncOp kernel) {
+  unsigned numWarps = getNumWarps(kernel);
+  if (numWarps < 1 || numWarps > 32)
+    return success(); // tile.num_warps reports itself
+  WalkResult result = kernel.walk([&](Operation *op) {
+    for (Value value : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      uint64_t perThread = getElementsPerThread(type, numWarps);
+      if (perThread <= kMaxElementsPerThread)
+        continue;
+      op->emitOpError() << "result " << type << " gives each thread "
+                        << perThread << " elements; tiles are limited to "
+                        << kMaxElementsPerThread
+                        << " per thread: use smaller tiles or more warps "
+                           "(tile.num_warps = "
+                        << numWarps << ")";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Checks the discardable `tile.*` attributes where they appear, so that a
 /// malformed kernel signature is reported at its source location.
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
@@ -99,7 +151,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
         return op->emitError()
                << "kernel parameter #" << index << " has type " << type
                << "; kernels take !tile.ptr<...>, i32, i64, f32 or f64";
-    return success();
+    return verifyTileSizes(func);
   }
   if (name == kNumWarpsAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());

@@ -1,0 +1,61 @@
+// RUN: kernel-opt %s -split-input-file -verify-diagnostics
+
+// Tiles too large for the registers of a thread are refused where they are
+// made, not unrolled for minutes by the lowering.
+
+func.func @too_large(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %n] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<256x512xf32> // expected-error {{'tile.load' op result 'tensor<256x512xf32>' gives each thread 1024 elements; tiles are limited to 512 per thread: use smaller tiles or more warps (tile.num_warps = 4)}}
+  tile.store %t, %v[%c0, %c0] : tensor<256x512xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// The same tile over 8 warps is 512 elements per thread, the limit.
+func.func @at_limit(%p: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %n] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<256x512xf32>
+  return
+}
+
+// -----
+
+// A layout counts as it distributes the tile: 1024 elements per thread
+// although the tile would spread to 8 per thread.
+#fat = #tile.blocked<size = [1024], threads = [32], warps = [4], order = [0]>
+func.func @fat_layout(%x: f32) attributes {tile.kernel} {
+  // expected-error @below {{'tile.splat' op result 'tensor<1024xf32, #tile.blocked<size = [1024], threads = [32], warps = [4], order = [0]>>' gives each thread 1024 elements}}
+  %t = tile.splat %x : tensor<1024xf32, #fat>
+  return
+}
+
+// -----
+
+// Extents whose product overflows 64 bits saturate instead of wrapping
+// into range.
+func.func @huge(%x: f32) attributes {tile.kernel} {
+  // expected-error @below {{'tile.splat' op result 'tensor<4294967296x4294967296xf32>' gives each thread 144115188075855872 elements}}
+  %t = tile.splat %x : tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+// Functions that are not kernels are never lowered, so not limited.
+func.func @helper(%x: f32) {
+  %t = tile.splat %x : tensor<256x512xf32>
+  return
+}
+
+// -----
+
+// A warp count whose product wraps around to 0 in 32 bits is still more
+// than 32.
+// expected-error @below {{blocked layout: more than 32 warps}}
+func.func @wrapping_warps(%t: tensor<4x128xf32, #tile.blocked<size = [1, 1], threads = [1, 32], warps = [65536, 65536], order = [1, 0]>>) {
+  return
+}
