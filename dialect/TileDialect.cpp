@@ -83,9 +83,10 @@ static bool isKernelParamType(Type type) {
 
 /// The lowering unrolls a tile into the registers of each thread. A thread
 /// has 255 registers, so a larger share than this only spills, and its
-/// unrolled code takes LLVM from seconds to many minutes (a softmax of 1024
-/// elements per thread: 13 s; 2048: 30 s per op): such a tile is reported
-/// as a mistake instead. The kernels here hold at most 128 per thread.
+/// unrolled code takes LLVM from seconds to many minutes (softmax at 1024
+/// elements per thread: 13 s; a four-op kernel at 2048: 30 s): such a tile
+/// is reported as a mistake instead. The kernels here hold at most 128 per
+/// thread.
 static constexpr uint64_t kMaxElementsPerThread = 512;
 
 /// The elements of `type` each thread of `numWarps` warps holds: exactly,
@@ -105,27 +106,42 @@ static uint64_t getElementsPerThread(RankedTensorType type, unsigned numWarps) {
   return count / threads + (count % threads != 0);
 }
 
-/// Fails, at the op that makes it, on the first tile of `kernel` that puts
-/// more than kMaxElementsPerThread elements in a thread.
-static LogicalResult verifyTileSizes(func::FuncOp kernel) {
+/// Checks one tile `op` makes in a kernel of `numWarps` warps (0 when the
+/// kernel's tile.num_warps is malformed, which reports itself).
+static LogicalResult verifyKernelTile(Operation *op, RankedTensorType type,
+                                      unsigned numWarps) {
+  // Layouts and the lowering split tiles in powers of two
+  // (docs/writing-kernels.md); tile-assign-layouts built an invalid layout
+  // for any other extent.
+  for (int64_t extent : type.getShape())
+    if (!llvm::isPowerOf2_64(extent))
+      return op->emitOpError() << "result " << type << " has extent " << extent
+                               << "; tile extents must be powers of two";
+  if (!numWarps)
+    return success();
+  uint64_t perThread = getElementsPerThread(type, numWarps);
+  if (perThread <= kMaxElementsPerThread)
+    return success();
+  return op->emitOpError() << "result " << type << " gives each thread "
+                           << perThread << " elements; tiles are limited to "
+                           << kMaxElementsPerThread
+                           << " per thread: use smaller tiles or more warps "
+                              "(tile.num_warps = "
+                           << numWarps << ")";
+}
+
+/// Fails, at the op that makes it, on the first tile of `kernel` that the
+/// lowering cannot hold in registers.
+static LogicalResult verifyKernelTiles(func::FuncOp kernel) {
   unsigned numWarps = getNumWarps(kernel);
   if (numWarps < 1 || numWarps > 32)
-    return success(); // tile.num_warps reports itself
+    numWarps = 0;
   WalkResult result = kernel.walk([&](Operation *op) {
-    for (Value value : op->getResults()) {
-      auto type = dyn_cast<RankedTensorType>(value.getType());
-      if (!type || !type.hasStaticShape())
-        continue;
-      uint64_t perThread = getElementsPerThread(type, numWarps);
-      if (perThread <= kMaxElementsPerThread)
-        continue;
-      op->emitOpError() << "result " << type << " gives each thread "
-                        << perThread << " elements; tiles are limited to "
-                        << kMaxElementsPerThread
-                        << " per thread: use smaller tiles or more warps "
-                           "(tile.num_warps = "
-                        << numWarps << ")";
-      return WalkResult::interrupt();
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (tensor && tensor.hasStaticShape() &&
+          failed(verifyKernelTile(op, tensor, numWarps)))
+        return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });
@@ -151,7 +167,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
         return op->emitError()
                << "kernel parameter #" << index << " has type " << type
                << "; kernels take !tile.ptr<...>, i32, i64, f32 or f64";
-    return verifyTileSizes(func);
+    return verifyKernelTiles(func);
   }
   if (name == kNumWarpsAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());

@@ -1,7 +1,7 @@
 // RUN: kernel-opt %s -split-input-file -verify-diagnostics
 
-// Tiles too large for the registers of a thread are refused where they are
-// made, not unrolled for minutes by the lowering.
+// Tiles the lowering cannot hold in registers (too large for a thread, or
+// of extents that are not powers of two) are refused where they are made.
 
 func.func @too_large(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
@@ -40,6 +40,18 @@ func.func @fat_layout(%x: f32) attributes {tile.kernel} {
 func.func @huge(%x: f32) attributes {tile.kernel} {
   // expected-error @below {{'tile.splat' op result 'tensor<4294967296x4294967296xf32>' gives each thread 144115188075855872 elements}}
   %t = tile.splat %x : tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+// Extents other than powers of two have no layout.
+func.func @odd_extent(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  // expected-error @below {{'tile.load' op result 'tensor<3xf32>' has extent 3; tile extents must be powers of two}}
+  %t = tile.load %v[%c0] : !tile.view<?xf32> -> tensor<3xf32>
   return
 }
 
