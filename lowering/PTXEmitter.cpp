@@ -2,6 +2,7 @@
 
 #include "lowering/PTXEmitter.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -22,14 +23,10 @@ using namespace mlir::tile;
 
 namespace {
 
-/// PTX ISA each target needs: sm_90a features arrived in PTX 8.0 and its
-/// fp8 mma.sync (m16n8k32 e4m3/e5m2) in 8.4, sm_100a in 8.6.
+/// The PTX ISA each target needs (TargetInfo::getPTXFeature).
 StringRef getPTXFeatures(StringRef target) {
-  if (target == "sm_100a")
-    return "+ptx86";
-  if (target == "sm_90a")
-    return "+ptx84";
-  return "+ptx80";
+  std::optional<TargetInfo> info = TargetInfo::get(target);
+  return info ? info->getPTXFeature() : StringRef("+ptx80");
 }
 
 void initializeNVPTX() {

@@ -2,6 +2,8 @@
 
 #include "lowering/Passes.h"
 
+#include "dialect/TargetInfo.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -12,12 +14,11 @@ using namespace mlir;
 using namespace mlir::tile;
 
 ArrayRef<StringRef> mlir::tile::getSupportedTargets() {
-  static const StringRef targets[] = {"sm_80", "sm_90a", "sm_100a"};
-  return targets;
+  return TargetInfo::getNames();
 }
 
 bool mlir::tile::isSupportedTarget(StringRef target) {
-  return llvm::is_contained(getSupportedTargets(), target);
+  return TargetInfo::get(target).has_value();
 }
 
 void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,

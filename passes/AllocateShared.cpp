@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 #include "passes/SharedMemory.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileLayouts.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -181,14 +182,10 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
 
 namespace {
 /// The most dynamic shared memory one CTA may use on `target` (the
-/// opt-in limit: 163 KiB on sm_80, 227 KiB on sm_90 and sm_100), or 0
-/// when the target is not known.
+/// opt-in limit), or 0 when the target is not known.
 int64_t getSharedMemoryLimit(StringRef target) {
-  if (target == "sm_80")
-    return 163 * 1024;
-  if (target == "sm_90a" || target == "sm_100a")
-    return 227 * 1024;
-  return 0;
+  std::optional<TargetInfo> info = TargetInfo::get(target);
+  return info ? info->getMaxSharedBytes() : 0;
 }
 
 struct AllocateSharedPass

@@ -2,6 +2,8 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/TargetInfo.h"
+
 #include "dialect/TileLayouts.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -67,7 +69,8 @@ chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
 /// on operands widened to bf16.
 SmallVector<unsigned> getMmaSyncInstr(Type elementType, StringRef target) {
   bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elementType);
-  if (fp8 && target != "sm_80")
+  std::optional<TargetInfo> info = TargetInfo::get(target);
+  if (fp8 && info && info->hasFp8MmaSync())
     return {16, 8, 32};
   return {16, 8, 16};
 }
@@ -151,7 +154,8 @@ private:
   /// the full N (at most 256, a multiple of 8) of each, and a staged operand
   /// row (K elements) spans one swizzle pattern of 32, 64 or 128 bytes.
   MmaLayoutAttr chooseWgmmaLayout(RankedTensorType acc, RankedTensorType a) {
-    if (target != "sm_90a" || numWarps % 4 != 0)
+    std::optional<TargetInfo> info = TargetInfo::get(target);
+    if (!info || !info->hasWgmma() || numWarps % 4 != 0)
       return {};
     Type element = a.getElementType();
     bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);

@@ -25,6 +25,7 @@
 #include "lowering/Patterns.h"
 #include "lowering/TensorCore/OperandStaging.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileDialect.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -102,7 +103,8 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
       return op.emitOpError("mma.sync instruction shape must be m16n8k16 or "
                             "m16n8k32");
     bool fp8Mma = instr[2] == 32;
-    if (fp8Mma && (!isFp8(element) || target == "sm_80"))
+    if (fp8Mma &&
+        (!isFp8(element) || !TargetInfo::get(target)->hasFp8MmaSync()))
       return op.emitOpError("m16n8k32 needs fp8 operands and sm_89 or later; "
                             "target is ")
              << target;

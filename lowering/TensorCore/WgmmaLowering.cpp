@@ -32,6 +32,7 @@
 #include "lowering/Patterns.h"
 #include "lowering/TensorCore/OperandStaging.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileDialect.h"
 
 using namespace mlir;
@@ -197,7 +198,8 @@ struct DotWgmmaLowering : public OpConversionPattern<DotOp> {
 struct DotWaitLowering : public OpConversionPattern<DotWaitOp> {
   DotWaitLowering(TypeConverter &converter, MLIRContext *context,
                   StringRef target)
-      : OpConversionPattern(converter, context), hasWgmma(target == "sm_90a") {}
+      : OpConversionPattern(converter, context),
+        hasWgmma(TargetInfo::get(target)->hasWgmma()) {}
 
   LogicalResult
   matchAndRewrite(DotWaitOp op, OneToNOpAdaptor adaptor,
