@@ -82,12 +82,12 @@ static bool isKernelParamType(Type type) {
 }
 
 /// The lowering unrolls a tile into the registers of each thread. A thread
-/// has 255 registers, so a larger share than this only spills, and its
-/// unrolled code takes LLVM from seconds to many minutes (softmax at 1024
-/// elements per thread: 13 s; a four-op kernel at 2048: 30 s): such a tile
-/// is reported as a mistake instead. The kernels here hold at most 128 per
-/// thread.
-static constexpr uint64_t kMaxElementsPerThread = 512;
+/// has 255 registers, so a larger share never stays in registers, and its
+/// unrolled code takes LLVM from tens of seconds to many minutes (softmax
+/// at 1024 elements per thread: 13 s; a 128x128 GEMM on one warp, 512 per
+/// thread: 87 s): such a tile is reported as a mistake instead. The
+/// kernels here hold at most 128 per thread.
+static constexpr uint64_t kMaxElementsPerThread = 256;
 
 /// The elements of `type` each thread of `numWarps` warps holds: exactly,
 /// when its layout is one the lowering distributes, else as spread evenly

@@ -6,16 +6,16 @@
 func.func @too_large(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %v = tile.make_view %p[%n, %n] strides[%n, %n] : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<256x512xf32> // expected-error {{'tile.load' op result 'tensor<256x512xf32>' gives each thread 1024 elements; tiles are limited to 512 per thread: use smaller tiles or more warps (tile.num_warps = 4)}}
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<256x512xf32> // expected-error {{'tile.load' op result 'tensor<256x512xf32>' gives each thread 1024 elements; tiles are limited to 256 per thread: use smaller tiles or more warps (tile.num_warps = 4)}}
   tile.store %t, %v[%c0, %c0] : tensor<256x512xf32>, !tile.view<?x?xf32>
   return
 }
 
 // -----
 
-// The same tile over 8 warps is 512 elements per thread, the limit.
+// The same tile over 16 warps is 256 elements per thread, the limit.
 func.func @at_limit(%p: !tile.ptr<f32>, %n: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 16 : i32} {
   %c0 = arith.constant 0 : i32
   %v = tile.make_view %p[%n, %n] strides[%n, %n] : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<256x512xf32>
@@ -25,7 +25,7 @@ func.func @at_limit(%p: !tile.ptr<f32>, %n: i32)
 // -----
 
 // A layout counts as it distributes the tile: 1024 elements per thread
-// although the tile would spread to 8 per thread.
+// where spreading the tile evenly would give 8.
 #fat = #tile.blocked<size = [1024], threads = [32], warps = [4], order = [0]>
 func.func @fat_layout(%x: f32) attributes {tile.kernel} {
   // expected-error @below {{'tile.splat' op result 'tensor<1024xf32, #tile.blocked<size = [1024], threads = [32], warps = [4], order = [0]>>' gives each thread 1024 elements}}
