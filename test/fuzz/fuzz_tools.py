@@ -10,9 +10,11 @@ rejects the mutant without a located `error:` diagnostic (FILE:LINE:COL or
 loc(...)) or with a zero exit status.
 
 The seed and the mutant count are fixed, and mutant N is built from a
-random generator seeded with (seed, N) alone, so a run is reproducible and
+random generator seeded with (seed, N) alone, so a run over one source
+tree is reproducible (a new lit input changes the mutants) and
 `--mutant N` rebuilds exactly one mutant. Failing mutants are kept under
-the work directory with the command that reproduces each.
+WORK_DIR/failures, with failures.txt giving the command that reproduces
+each.
 """
 
 import argparse
@@ -25,6 +27,8 @@ import subprocess
 import sys
 import time
 
+# No __pycache__ in the source tree.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutations  # noqa: E402
 
@@ -197,7 +201,7 @@ def main():
     parser.add_argument("--src-root", required=True)
     parser.add_argument("--work-dir", required=True)
     parser.add_argument("--seed", type=int, default=20240601)
-    parser.add_argument("--mutants", type=int, default=700)
+    parser.add_argument("--mutants", type=int, default=2000)
     parser.add_argument("--mutant", type=int, action="append",
                         help="run only this mutant (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
@@ -237,9 +241,16 @@ def main():
     elapsed = time.monotonic() - start
 
     groups = {}
-    for mutant, failures in failed:
-        for f in failures:
-            groups.setdefault(signature(f), []).append((mutant, f))
+    # Every failing run, not only the first of each group printed below.
+    with open(os.path.join(work_dir, "failures", "failures.txt"), "w",
+              encoding="utf-8") as listing:
+        for mutant, failures in failed:
+            for f in failures:
+                groups.setdefault(signature(f), []).append((mutant, f))
+                listing.write("mutant %d (%s; %s): %s\n  %s\n" % (
+                    mutant["index"], mutant["seed_section"],
+                    ", ".join(mutant["mutators"]), f["why"],
+                    shell_quote(f["cmd"])))
     for sig, members in sorted(groups.items()):
         mutant, f = members[0]
         print("FAIL: %s: %s (%d mutant(s): %s)" % (

@@ -37,6 +37,8 @@ ELEMENT_RE = re.compile(r"\b(" + "|".join(ELEMENT_TYPES) + r")\b")
 NUM_WARPS_RE = re.compile(r"tile\.num_warps\s*=\s*[^,}]+")
 LAYOUT_RE = re.compile(r"#tile\.(blocked|slice|mma|dot_operand|swizzle)<")
 ENCODING_RE = re.compile(r",\s*#[\w.]+(<[^<>]*(<[^<>]*>[^<>]*)*>)?(?=>)")
+PLAIN_FUNC_RE = re.compile(
+    r"(func\.func @\w+\([^{}]*?\)(\s*->\s*(?:(?!attributes)[^{}])*?)?)\s*\{")
 SSA_RE = re.compile(r"%[A-Za-z_][\w$.]*|%\d+")
 OP_RE = re.compile(r"\b(tile|arith)\.([a-z_]+)\b")
 TOKEN_RE = re.compile(r"->|[:,\[\]{}()<>=]|%[\w.$]+|\b\w+\b")
@@ -159,6 +161,8 @@ def mutate_attribute(rng, text):
         choices += ["num_warps", "num_warps"]
     if "attributes {" in text:
         choices += ["drop_attributes", "add_attribute"]
+    if PLAIN_FUNC_RE.search(text):
+        choices += ["add_kernel", "add_kernel"]
     if LAYOUT_RE.search(text):
         choices += ["layout", "layout"]
     if ENCODING_RE.search(text):
@@ -170,6 +174,11 @@ def mutate_attribute(rng, text):
         spans = [m.span() for m in re.finditer(r"tile\.kernel,?\s*", text)]
         start, end = rng.choice(spans)
         return _replace_span(text, start, end, "")
+    if how == "add_kernel":
+        # The lit inputs' plain functions then go through every pass.
+        m = _pick_match(rng, PLAIN_FUNC_RE, text)
+        return _replace_span(text, m.end(1), m.end(1),
+                             " attributes {tile.kernel}")
     if how == "num_warps":
         m = _pick_match(rng, NUM_WARPS_RE, text)
         value = rng.choice(["0 : i32", "-1 : i32", "3 : i32", "64 : i32",
