@@ -16,6 +16,7 @@
 #include "lowering/LoweringUtils.h"
 #include "lowering/Patterns.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -32,9 +33,12 @@ struct SharedPlaces {
   SmallVector<Value> active;
 };
 
+/// With `owned`, only one of the threads holding a replicated element
+/// accesses it (stores: replicas writing the same address race, even with
+/// the same value).
 SharedPlaces placeInBuffer(OpBuilder &b, Location loc, const Distribution &dist,
                            RankedTensorType tile, Value offset, int64_t size,
-                           ValueRange mask) {
+                           ValueRange mask, bool owned = false) {
   SharedPlaces places;
   ThreadPosition pos = getThreadPosition(b, loc, dist);
   for (int64_t e = 0; e < dist.numElements(); ++e) {
@@ -47,6 +51,9 @@ SharedPlaces placeInBuffer(OpBuilder &b, Location loc, const Distribution &dist,
                                         i32Const(b, loc, size));
     if (!mask.empty())
       active = LLVM::AndOp::create(b, loc, active, mask[e]);
+    if (owned)
+      active = LLVM::AndOp::create(b, loc, active,
+                                   isElementOwner(b, loc, dist, pos, e));
     places.active.push_back(active);
   }
   return places;
@@ -123,7 +130,8 @@ struct StoreSharedLowering : public ClusterAwarePattern<StoreSharedOp> {
     }
     SharedPlaces places =
         placeInBuffer(b, loc, *dist, tile, adaptor.getOffset().front(),
-                      bufferType.getShape()[0], adaptor.getMask());
+                      bufferType.getShape()[0], adaptor.getMask(),
+                      /*owned=*/true);
     ValueRange values = adaptor.getValue();
     for (int64_t e = 0; e < dist->numElements(); ++e) {
       scf::IfOp::create(
@@ -216,7 +224,7 @@ struct ClusterQueryLowering : public ClusterAwarePattern<TileOp> {
 void mlir::tile::populateClusterPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          StringRef target) {
-  bool hasClusters = target != "sm_80";
+  bool hasClusters = TargetInfo::get(target)->hasClusters();
   patterns.add<AllocSharedLowering, LoadSharedLowering>(converter,
                                                         patterns.getContext());
   patterns.add<StoreSharedLowering, ClusterBarrierLowering,

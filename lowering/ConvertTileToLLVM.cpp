@@ -89,6 +89,28 @@ LogicalResult checkLayoutsAssigned(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// A program may write a peer's shared memory (tile.store_shared with a
+/// rank) only once the peer has started, and must not exit while a peer may
+/// still write its own: kernels that store to peers get a cluster barrier
+/// at entry and before every return. On targets without clusters the
+/// barrier is a CTA barrier, which costs little.
+void guardRemoteSharedStores(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    bool remote = false;
+    func.walk([&](StoreSharedOp store) {
+      remote |= static_cast<bool>(store.getRank());
+    });
+    if (!remote || func.getBody().empty())
+      return;
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    ClusterBarrierOp::create(b, func.getLoc());
+    func.walk([&](func::ReturnOp ret) {
+      b.setInsertionPoint(ret);
+      ClusterBarrierOp::create(b, ret.getLoc());
+    });
+  });
+}
+
 /// Declares the dynamic shared-memory array kernels address scratch in,
 /// 1024-byte aligned: the unit of the 128-byte swizzle pattern that wgmma
 /// shared-memory descriptors (and TMA) assume starts at such an address.
@@ -142,6 +164,7 @@ struct ConvertTileToLLVMPass
         failed(checkLayoutsAssigned(module)))
       return signalPassFailure();
     declareSharedMemory(module);
+    guardRemoteSharedStores(module);
 
     TileTypeConverter converter(context);
     RewritePatternSet patterns(context);

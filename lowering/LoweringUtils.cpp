@@ -80,6 +80,28 @@ SmallVector<Value> mlir::tile::getElementCoords(OpBuilder &b, Location loc,
   return coords;
 }
 
+Value mlir::tile::isElementOwner(OpBuilder &b, Location loc,
+                                 const Distribution &dist,
+                                 const ThreadPosition &pos, int64_t e) {
+  // A blocked layout covers [0, ctaTile) once per dimension; where the
+  // tile is narrower, the thread whose coordinate does not wrap owns it.
+  Value owner =
+      LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  SmallVector<int64_t> offsets = dist.offsets(e);
+  for (unsigned d = 0; d < dist.blockedRank(); ++d) {
+    if (!dist.wraps(d))
+      continue;
+    Value coord = pos.base[d];
+    if (offsets[d] != 0)
+      coord = LLVM::AddOp::create(b, loc, coord, i32Const(b, loc, offsets[d]));
+    owner = LLVM::AndOp::create(
+        b, loc, owner,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, coord,
+                             i32Const(b, loc, dist.blockedShape[d])));
+  }
+  return owner;
+}
+
 Value mlir::tile::linearize(OpBuilder &b, Location loc, ValueRange coords,
                             ArrayRef<int64_t> shape) {
   Value index = i32Const(b, loc, 0);

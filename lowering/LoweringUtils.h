@@ -33,6 +33,11 @@ SmallVector<Value> getElementCoords(OpBuilder &b, Location loc,
                                     const ThreadPosition &pos, int64_t e);
 
 /// Row-major linear index (i32) of `coords` in a tile of `shape`.
+/// Whether this thread is the one holder of element `e` that accesses it
+/// (replicated layouts give an element to several threads).
+Value isElementOwner(OpBuilder &b, Location loc, const Distribution &dist,
+                     const ThreadPosition &pos, int64_t e);
+
 Value linearize(OpBuilder &b, Location loc, ValueRange coords,
                 ArrayRef<int64_t> shape);
 

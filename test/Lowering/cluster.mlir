@@ -10,15 +10,32 @@
 // acquires them, and program 0 reads them back. The buffer sits after the
 // scratch area (none here) at offset 0; its 2048 bytes are the kernel's
 // dynamic shared memory.
+// A kernel that stores to a peer's buffer starts with a cluster barrier
+// (no program writes a peer that has not started) and ends with one (none
+// exits while a peer may still write it). The 64 values of a 128-thread
+// CTA are replicated; only the thread whose coordinate does not wrap
+// stores each (replicas racing on one address would be a race even with
+// equal values).
 // CHECK-LABEL: llvm.func @gather_parts
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: llvm.mlir.addressof @__tile_smem : !llvm.ptr<3>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.read.ptx.sreg.cluster.nctarank
 // CHECK: nvvm.mapa %{{.*}} : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: llvm.mlir.constant(true) : i1
+// CHECK-NEXT: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[UNWRAPPED:.*]] = llvm.icmp "ult" %{{.*}}, %[[C64]] : i32
+// CHECK-NEXT: %[[OWNER:.*]] = llvm.and %{{.*}}, %[[UNWRAPPED]] : i1
+// CHECK-NEXT: %[[STORE:.*]] = llvm.and %{{.*}}, %[[OWNER]] : i1
+// CHECK: scf.if %[[STORE]] {
 // CHECK: llvm.store %{{.*}} : i64, !llvm.ptr<7>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i64
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: llvm.return
 // PTX-LABEL: .entry gather_parts
 // PTX-DAG: mov.u32 %r{{[0-9]+}}, %cluster_ctarank;
 // PTX-DAG: mapa.shared::cluster.u64
