@@ -1,9 +1,9 @@
 //===- AtomicLowering.cpp - global atomics and fences --------------------===//
 //
 // tile.atomic: a tile element may be held by several threads (replicated
-// layouts), but its read-modify-write must happen once. The holders elect
-// one (thread, element) pair per element through shared scratch, the
-// winner performs the atomic, and the previous value travels back to every
+// layouts), but its read-modify-write must happen once: the holder whose
+// coordinate does not wrap (isElementOwner, known without communication)
+// performs the atomic, and the previous value travels back to every
 // holder through scratch. tile.fence is a GPU-scope membar.
 //
 //===----------------------------------------------------------------------===//
@@ -87,23 +87,13 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
     // before this op) ahead of the atomics.
     ctaBarrier(b, loc);
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
-    Value tid = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, pos.warp, i32Const(b, loc, 32)),
-        pos.lane);
-    Value tagBase =
-        LLVM::MulOp::create(b, loc, tid, i32Const(b, loc, perThread));
-    SmallVector<Value> slots, tags;
-    for (int64_t e = 0; e < perThread; ++e) {
+    SmallVector<Value> slots;
+    for (int64_t e = 0; e < perThread; ++e)
       slots.push_back(linearize(b, loc, getElementCoords(b, loc, *dist, pos, e),
                                 valueType.getShape()));
-      tags.push_back(LLVM::AddOp::create(b, loc, tagBase, i32Const(b, loc, e)));
-      storeScratch(b, loc, op, tags.back(), slots.back());
-    }
-    ctaBarrier(b, loc);
     for (int64_t e = 0; e < perThread; ++e) {
-      Value winner = loadScratch(b, loc, op, i32, slots[e]);
-      Value owner = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                         winner, tags[e]);
+      // The one holder whose coordinate does not wrap performs it.
+      Value owner = isElementOwner(b, loc, *dist, pos, e);
       auto ownerIf = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
       OpBuilder ob = OpBuilder::atBlockBegin(&ownerIf.getThenRegion().front());
       Value linear = i64Const(ob, loc, 0);

@@ -10,10 +10,10 @@
 // CHECK: nvvm.barrier0
 // CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK-NEXT: nvvm.barrier0
+// The one-element ticket is replicated over the CTA: only the thread whose
+// coordinate does not wrap (thread 0) takes it, with no election.
+// CHECK: llvm.icmp "ult" %{{.*}}, %{{.*}} : i32
 // CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK: llvm.icmp "eq"
 // CHECK: scf.if
 // CHECK: llvm.atomicrmw add %{{.*}} monotonic : !llvm.ptr<1>, i32
 // CHECK: nvvm.barrier0
