@@ -156,5 +156,11 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "wgmma_warps must be a power of two multiple of 4 "
                           "(whole warpgroups), got "
                        << wgmmaWarps;
+  // More warps than a CTA has also overflowed the row arithmetic of staged
+  // buffers (16 * 2^31 rows wrapped to 0, a division by zero).
+  if (wgmmaWarps > 32)
+    return emitError() << "wgmma_warps must be at most 32 (the warps of a "
+                          "CTA), got "
+                       << wgmmaWarps;
   return success();
 }

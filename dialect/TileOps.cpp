@@ -152,7 +152,7 @@ static LogicalResult verifyStagedBuffer(Operation *op, SharedBufferType type) {
                                 "the "
                              << swizzle.getBytes() << "-byte swizzle pattern";
   if (swizzle.getWgmmaWarps() != 0 &&
-      shape[1] % (16 * swizzle.getWgmmaWarps()) != 0)
+      shape[1] % (16 * int64_t(swizzle.getWgmmaWarps())) != 0)
     return op->emitOpError() << shape[1]
                              << " rows do not split into the m64 "
                                 "blocks of "

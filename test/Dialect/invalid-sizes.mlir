@@ -71,3 +71,14 @@ func.func @helper(%x: f32) {
 func.func @wrapping_warps(%t: tensor<4x128xf32, #tile.blocked<size = [1, 1], threads = [1, 32], warps = [65536, 65536], order = [1, 0]>>) {
   return
 }
+
+// -----
+
+// wgmma_warps is bounded by the warps of a CTA: 2^31 passed as a power of
+// two multiple of 4, then wrapped the rows check of the buffer to a
+// division by zero.
+func.func @huge_wgmma_warps() {
+  // expected-error @below {{wgmma_warps must be at most 32 (the warps of a CTA), got 2147483648}}
+  %b = tile.alloc_shared : !tile.smem<2x96x64xbf16, #tile.swizzle<128, wgmma_warps = 2147483648>>
+  return
+}
