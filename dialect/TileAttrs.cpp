@@ -118,8 +118,17 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "mma layout: warps must have 2 entries";
   if (!allPowersOfTwo(warpsPerCTA))
     return emitError() << "mma layout: warps must be powers of two";
+  if (product(warpsPerCTA) > 32)
+    return emitError() << "mma layout: more than 32 warps";
   if (instrShape.size() != 3)
     return emitError() << "mma layout: instr must be [M, N, K]";
+  // Every instruction family reads 32 bytes of each operand row per K step
+  // (16-bit or 8-bit elements); shared-memory sizing divides by K.
+  if (!instrShape[0] || !instrShape[1])
+    return emitError() << "mma layout: instr M and N must be positive";
+  if (instrShape[2] != 16 && instrShape[2] != 32)
+    return emitError() << "mma layout: instr K must be 16 or 32, got "
+                       << instrShape[2];
   return success();
 }
 

@@ -63,14 +63,6 @@ func.func @helper(%x: f32) {
   return
 }
 
-// -----
-
-// A warp count whose product wraps around to 0 in 32 bits is still more
-// than 32.
-// expected-error @below {{blocked layout: more than 32 warps}}
-func.func @wrapping_warps(%t: tensor<4x128xf32, #tile.blocked<size = [1, 1], threads = [1, 32], warps = [65536, 65536], order = [1, 0]>>) {
-  return
-}
 
 // -----
 
