@@ -114,8 +114,14 @@ def make_mutant(seeds, seed, index):
     text, applied = mutations.mutate(rng, text)
     opt_args = rng.choice(KERNEL_OPT_PIPELINES) + ["-o", os.devnull]
     ptx_args = ["--target=" + rng.choice(TARGETS), "-o", os.devnull]
+    # emit-ptx's own options: the pipeline's knobs and what it prints.
     if rng.random() < 0.2:
         ptx_args.append("--num-stages=" + rng.choice(["1", "2", "3"]))
+    if rng.random() < 0.2:
+        ptx_args.append("--num-warps=" + rng.choice(["1", "2", "8", "16"]))
+    if rng.random() < 0.3:
+        ptx_args.append(rng.choice(["--emit=llvm", "--emit=mlir",
+                                    "--metadata", "--summary"]))
     return {"index": index, "seed_section": name, "mutators": applied,
             "text": text, "runs": [("kernel-opt", opt_args),
                                    ("emit-ptx", ptx_args)]}

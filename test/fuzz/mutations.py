@@ -196,7 +196,11 @@ def mutate_attribute(rng, text):
                            "tile.max_registers = 64 : i32",
                            "tile.num_warps = 2 : i32",
                            "tile.shared_bytes = -1 : i32",
-                           "tile.no_hoist", "tile.kernel = 1 : i32"])
+                           "tile.no_hoist", "tile.kernel = 1 : i32",
+                           "tile.arg_names = [\"a\"]",
+                           "tile.metadata = {block = 1 : i32}",
+                           "tile.metadata = 1 : i32",
+                           "tile.target = \"sm_80\"", "tile.unknown"])
         return _replace_span(text, m.end(), m.end(), attr + ", ")
     if how == "layout":
         m = _pick_match(rng, LAYOUT_RE, text)
@@ -217,6 +221,60 @@ def mutate_attribute(rng, text):
         return _replace_span(text, m.end(), end, body)
     m = _pick_match(rng, ENCODING_RE, text)
     return _replace_span(text, m.start(), m.end(), "")
+
+
+def _split(rng, total, parts):
+    """`total` (a power of two) as `parts` powers of two multiplying to it."""
+    out = [1] * parts
+    while total > 1:
+        out[rng.randrange(parts)] *= 2
+        total //= 2
+    return out
+
+
+def _random_layout(rng, rank):
+    """A layout for tiles of `rank`, mostly well formed, so that mutants
+    reach the code that distributes tiles by hand-written layouts."""
+    warps = rng.choice([1, 2, 4, 8])
+    kinds = ["blocked", "blocked", "slice"] + (["mma"] if rank == 2 else [])
+    kind = rng.choice(kinds)
+    if kind == "mma":
+        if rng.random() < 0.5:
+            return "#tile.mma<version = 2, warps = [%d, %d], instr = " \
+                   "[16, 8, %d]>" % (tuple(_split(rng, warps, 2)) +
+                                     (rng.choice([16, 32]),))
+        return "#tile.mma<version = 3, warps = [%d, 1], instr = [64, %d, " \
+               "%d]>" % (max(4, warps), rng.choice([8, 64, 128, 256]),
+                         rng.choice([16, 32]))
+    if kind == "slice":
+        parent = _random_layout_blocked(rng, rank + 1, warps)
+        return "#tile.slice<dim = %d, parent = %s>" % (
+            rng.randrange(rank + 1), parent)
+    return _random_layout_blocked(rng, rank, warps)
+
+
+def _random_layout_blocked(rng, rank, warps):
+    order = list(range(rank))
+    rng.shuffle(order)
+
+    def listed(values):
+        return "[" + ", ".join(str(v) for v in values) + "]"
+    return ("#tile.blocked<size = %s, threads = %s, warps = %s, order = %s>"
+            % (listed([rng.choice([1, 1, 2, 4, 8]) for _ in range(rank)]),
+               listed(_split(rng, 32, rank)), listed(_split(rng, warps, rank)),
+               listed(order)))
+
+
+def add_layout(rng, text):
+    """Gives every tile of one type (without a layout) the same written
+    layout, as kernels do to keep reductions in registers."""
+    types = sorted(set(re.findall(r"tensor<(?:\d+x)+[\w]+>", text)))
+    if not types:
+        return None
+    old = rng.choice(types)
+    rank = len(re.findall(r"\d+x", old))
+    new = old[:-1] + ", " + _random_layout(rng, rank) + ">"
+    return text.replace(old, new)
 
 
 def hoist_op(rng, text):
@@ -285,6 +343,7 @@ MUTATORS = [
     (resize_tiles, 4),
     (swap_element_type, 4),
     (mutate_attribute, 4),
+    (add_layout, 3),
     (hoist_op, 2),
     (rename_ssa, 3),
     (swap_op, 3),
