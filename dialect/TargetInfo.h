@@ -36,6 +36,8 @@ public:
   /// Tensor cores read shared memory through the async proxy, which
   /// needs fence.proxy.async after generic-proxy writes (sm_90+).
   bool hasAsyncProxy() const { return version >= 90; }
+  /// TMA bulk tensor copies completing on mbarriers (sm_90+).
+  bool hasTma() const { return version >= 90; }
   /// The most dynamic shared memory one CTA may opt into, in bytes.
   int64_t getMaxSharedBytes() const {
     return version >= 90 ? 227 * 1024 : 163 * 1024;

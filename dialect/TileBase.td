@@ -46,6 +46,10 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral kSharedBytesAttrName =
         "tile.shared_bytes";
     static constexpr llvm::StringLiteral kMetadataAttrName = "tile.metadata";
+    /// Integer attribute the lowering puts on a tile.make_tensor_map: the
+    /// index of the hidden kernel parameter that carries the tensor map.
+    static constexpr llvm::StringLiteral kTensorMapParamAttrName =
+        "tile.tensor_map_param";
     /// String attribute on the module: the GPU target layouts were chosen
     /// for (set by tile-assign-layouts, read by the lowering).
     static constexpr llvm::StringLiteral kTargetAttrName = "tile.target";

@@ -208,7 +208,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a string attribute of the module";
     return success();
   }
-  if (name == kSharedBytesAttrName || name == kMetadataAttrName)
+  if (name == kSharedBytesAttrName || name == kMetadataAttrName ||
+      name == kTensorMapParamAttrName)
     return success();
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";
 }

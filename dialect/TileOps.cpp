@@ -192,6 +192,93 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
+/// A rank-1 buffer of i64 mbarriers.
+static LogicalResult verifyBarriers(Operation *op, SharedBufferType type) {
+  if (type.getShape().size() != 1 || !type.getElementType().isInteger(64) ||
+      type.getSwizzle())
+    return op->emitOpError()
+           << "needs a rank-1 buffer of i64 mbarriers, got " << type;
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}
+
+LogicalResult MBarrierExpectOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}
+
+LogicalResult MakeTensorMapOp::verify() {
+  ViewType view = getView().getType();
+  TensorMapType map = getResult().getType();
+  ArrayRef<int64_t> box = map.getBox();
+  if (view.getRank() != 2 || box.size() != 2)
+    return emitOpError() << "describes a rank-2 view in rank-2 boxes, got "
+                            "a rank-"
+                         << view.getRank() << " view and a rank-" << box.size()
+                         << " box";
+  if (view.getElementType() != map.getElementType())
+    return emitOpError() << "view elements " << view.getElementType()
+                         << " differ from the tensor map's "
+                         << map.getElementType();
+  auto swizzle = dyn_cast<SwizzleAttr>(map.getSwizzle());
+  if (!swizzle || swizzle.getBytes() < 32)
+    return emitOpError() << "needs a #tile.swizzle of 32, 64 or 128 bytes";
+  if (!map.getElementType().isIntOrFloat())
+    return emitOpError() << "tensor map elements must be integers or floats";
+  int64_t rowBytes =
+      box[1] * std::max<int64_t>(
+                   1, map.getElementType().getIntOrFloatBitWidth() / 8);
+  // The TMA unit's limits: boxes of at most 256 per dimension, rows of
+  // whole 16-byte units that fit in one swizzle span.
+  if (box[0] < 1 || box[0] > 256 || box[1] < 1 || box[1] > 256 ||
+      rowBytes % 16 != 0 || rowBytes > swizzle.getBytes())
+    return emitOpError() << "box " << box[0] << "x" << box[1] << " of "
+                         << rowBytes
+                         << "-byte rows does not fit a TMA box (at most 256 "
+                            "per dimension, rows of whole 16-byte units "
+                            "within the "
+                         << swizzle.getBytes() << "-byte swizzle span)";
+  return success();
+}
+
+LogicalResult TmaCopyOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (failed(verifyStagedBuffer(*this, buffer)) ||
+      failed(verifyBarriers(*this, getBarriers().getType())))
+    return failure();
+  TensorMapType map = getMap().getType();
+  if (getOffsets().size() != 2)
+    return emitOpError() << "copies with two offsets, got "
+                         << getOffsets().size();
+  if (map.getElementType() != buffer.getElementType())
+    return emitOpError() << "tensor map elements " << map.getElementType()
+                         << " differ from buffer elements "
+                         << buffer.getElementType();
+  ArrayRef<int64_t> box = map.getBox();
+  ArrayRef<int64_t> stage = buffer.getShape().drop_front();
+  auto swizzle = cast<SwizzleAttr>(buffer.getSwizzle());
+  auto mapSwizzle = cast<SwizzleAttr>(map.getSwizzle());
+  if (box[1] != stage[1] || stage[0] % box[0] != 0 ||
+      mapSwizzle.getBytes() != swizzle.getBytes())
+    return emitOpError() << "boxes " << box[0] << "x" << box[1] << " under a "
+                         << mapSwizzle.getBytes()
+                         << "-byte swizzle do not tile stages of " << stage[0]
+                         << "x" << stage[1] << " under a "
+                         << swizzle.getBytes() << "-byte swizzle";
+  // Rows in wgmma order move in groups of eight (getWgmmaStagedRow).
+  if (swizzle.getWgmmaWarps() != 0 && box[0] != 8)
+    return emitOpError() << "fills rows in wgmma order with boxes of 8 rows, "
+                            "got "
+                         << box[0];
+  return success();
+}
+
 LogicalResult LoadStageOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
   if (failed(verifyStagedBuffer(*this, buffer)))

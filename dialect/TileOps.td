@@ -238,6 +238,154 @@ def Tile_LoadStageOp : Tile_Op<"load_stage", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until every thread of the program has reached this point";
+  let description = [{
+    A barrier of the program's threads (bar.sync): their shared-memory
+    accesses before it happen before any after it. The TMA pipeline puts one
+    before a stage is refilled, so that no thread still reads it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// TMA and mbarriers (sm_90+)
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeTensorMapOp : Tile_Op<"make_tensor_map", [Pure]> {
+  let summary = "a TMA descriptor of a global view";
+  let description = [{
+    The tensor map through which `tile.tma_copy` reads `view` in boxes of
+    the result type's shape. It becomes a hidden kernel parameter that the
+    runtime encodes on every launch (cuTensorMapEncodeTiled) from the
+    kernel arguments the view is made of, so the view must be a
+    `tile.make_view` of kernel parameters and constants with a last stride
+    of 1. When the view's base or a row stride is not a multiple of 16
+    bytes no descriptor can describe it: the runtime passes zeros, and the
+    kernel must not copy through it (see `tile.view_aligned`).
+
+    ```mlir
+    %map = tile.make_tensor_map %x
+        : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view);
+  let results = (outs Tile_TensorMapType:$result);
+  let assemblyFormat = [{
+    $view attr-dict `:` qualified(type($view)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ViewAlignedOp : Tile_Op<"view_aligned", [Pure]> {
+  let summary = "whether views can be copied in 16-byte units";
+  let description = [{
+    True when, for every view, the base address and each stride but the
+    last (in bytes) are multiples of 16 and the last stride is 1: what TMA
+    tensor maps require, and what cp.async of 16 bytes needs along rows.
+    The same for every thread, so a branch on it is uniform.
+
+    ```mlir
+    %ok = tile.view_aligned %x, %w : !tile.view<?x?xbf16>, !tile.view<?x?xbf16>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_ViewType>:$views);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$views attr-dict `:` qualified(type($views))";
+}
+
+def Tile_MBarrierInitOp : Tile_Op<"mbarrier_init", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "initialize a program's transaction barriers";
+  let description = [{
+    Initializes every mbarrier of `barriers` (a rank-1 buffer of i64) to
+    phase 0, expecting `count` arrivals per phase, and makes the barriers
+    visible to the program's threads and to the TMA unit before any thread
+    goes on.
+
+    ```mlir
+    tile.mbarrier_init %bars count 1 : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = [{
+    $barriers `count` $count attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierExpectOp : Tile_Op<"mbarrier_expect", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on a barrier, announcing the bytes its phase awaits";
+  let description = [{
+    One thread of the program arrives on mbarrier `index` of `barriers`
+    and adds `bytes` to the transaction count its current phase waits for:
+    the phase completes once that many bytes of `tile.tma_copy` have landed.
+
+    ```mlir
+    tile.mbarrier_expect %bars[%stage], 32768 : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$bytes);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $bytes attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for a barrier's phase to complete";
+  let description = [{
+    Every thread waits until the phase of parity `phase` (0 or 1) of
+    mbarrier `index` has completed; what the copies it counted wrote is
+    then visible to the thread and to the tensor cores.
+
+    ```mlir
+    tile.mbarrier_wait %bars[%stage] phase %parity : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index,
+                       I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `phase` $phase attr-dict `:`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "bulk tensor copy of a tile into a buffer stage";
+  let description = [{
+    Starts copying the `R`×`C` tile whose first element is at element
+    `offsets` of the tensor map's view into stage `stage` of `buffer`, in
+    boxes of the tensor map's shape (`C` columns, rows dividing `R`), each
+    box landing where the buffer's layout puts its rows (in wgmma row order
+    for a `#tile.swizzle` with `wgmma_warps`). Elements outside the view
+    read as zero. Each landed byte counts towards the transaction count of
+    mbarrier `barrier` of `barriers`; a `tile.mbarrier_expect` announces
+    them. The copies are issued by threads of the program's first warp.
+
+    ```mlir
+    tile.tma_copy %map[%row, %k], %ring[%stage], %bars[%stage]
+        : !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>,
+          !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>,
+          !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
+                       Tile_SharedBufferType:$buffer, I32:$stage,
+                       Tile_SharedBufferType:$barriers, I32:$barrier);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `,` $buffer `[` $stage `]` `,` $barriers `[`
+    $barrier `]` attr-dict `:` qualified(type($map)) `,`
+    qualified(type($buffer)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Global memory
 //===----------------------------------------------------------------------===//

@@ -85,6 +85,24 @@ Type SharedBufferType::parse(AsmParser &parser) {
                                swizzle);
 }
 
+Type TensorMapType::parse(AsmParser &parser) {
+  SmallVector<int64_t> box;
+  Type elementType;
+  Attribute swizzle;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(box, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(swizzle) || parser.parseGreater())
+    return {};
+  return TensorMapType::get(parser.getContext(), box, elementType, swizzle);
+}
+
+void TensorMapType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printShape(printer, getBox());
+  printer << getElementType() << ", " << getSwizzle() << ">";
+}
+
 void SharedBufferType::print(AsmPrinter &printer) const {
   printer << "<";
   printShape(printer, getShape());

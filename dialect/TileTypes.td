@@ -51,14 +51,18 @@ def Tile_SharedBufferType : Tile_Type<"SharedBuffer", "smem"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-def Tile_MBarrierType : Tile_Type<"MBarrier", "mbarrier"> {
-  let summary = "group of shared-memory transaction barriers";
+def Tile_TensorMapType : Tile_Type<"TensorMap", "tensor_map"> {
+  let summary = "TMA descriptor of a global view, moving boxes of one shape";
   let description = [{
-    `count` mbarriers in shared memory, one per pipeline stage:
-    `!tile.mbarrier<4>`. Introduced by the pipelining pass.
+    A tensor-map (CUtensorMap) of a rank-2 global view whose bulk tensor
+    copies move `R`×`C` boxes into shared memory under `swizzle`:
+    `!tile.tensor_map<8x64xbf16, #tile.swizzle<128>>`. Made by
+    `tile.make_tensor_map`; the runtime encodes it on every launch.
   }];
-  let parameters = (ins "unsigned":$count);
-  let assemblyFormat = "`<` $count `>`";
+  let parameters = (ins ArrayRefParameter<"int64_t">:$box,
+                        "Type":$elementType,
+                        "Attribute":$swizzle);
+  let hasCustomAssemblyFormat = 1;
 }
 
 #endif // TILE_TYPES_TD

@@ -30,6 +30,10 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context)
   addConversion([context](SharedBufferType) {
     return LLVM::LLVMPointerType::get(context, /*addressSpace=*/3);
   });
+  // The generic address of a kernel parameter (a grid constant).
+  addConversion([context](TensorMapType) {
+    return LLVM::LLVMPointerType::get(context);
+  });
   addConversion(
       [this](RankedTensorType type,
              SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
@@ -48,7 +52,8 @@ namespace {
 
 bool hasTileTypes(Operation *op) {
   auto isTile = [](Type t) {
-    return isa<RankedTensorType, PtrType, ViewType, SharedBufferType>(t);
+    return isa<RankedTensorType, PtrType, ViewType, SharedBufferType,
+               TensorMapType>(t);
   };
   return llvm::any_of(op->getOperandTypes(), isTile) ||
          llvm::any_of(op->getResultTypes(), isTile);
@@ -161,7 +166,8 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     }
     if (failed(checkFunctionsAreKernels(module)) ||
-        failed(checkLayoutsAssigned(module)))
+        failed(checkLayoutsAssigned(module)) ||
+        failed(checkTensorMapSources(module)))
       return signalPassFailure();
     declareSharedMemory(module);
     guardRemoteSharedStores(module);
@@ -189,6 +195,7 @@ struct ConvertTileToLLVMPass
     populateMmaSyncPatterns(converter, patterns, target);
     populateWgmmaPatterns(converter, patterns, target);
     populateAsyncCopyPatterns(converter, patterns, target);
+    populateTmaPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

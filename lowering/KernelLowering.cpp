@@ -11,6 +11,7 @@
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -40,8 +41,73 @@ std::string elementName(Type type) {
   return text;
 }
 
+/// How the runtime finds a size or stride of a tensor map's view: the
+/// kernel parameter it is (`{arg = i}`) or its constant value
+/// (`{value = v}`); failure for anything else.
+FailureOr<DictionaryAttr> describeScalar(Builder &b, func::FuncOp func,
+                                         Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v);
+      arg && arg.getOwner() == &func.getBody().front())
+    return b.getDictionaryAttr(
+        b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber())));
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return b.getDictionaryAttr(
+        b.getNamedAttr("value", b.getI64IntegerAttr(value.getSExtValue())));
+  return failure();
+}
+
+/// The metadata of the tensor map `op` carried by hidden parameter
+/// `param`: what the runtime encodes it from (docs/metadata.md).
+FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
+                                            MakeTensorMapOp op,
+                                            int64_t param) {
+  Builder b(func.getContext());
+  auto view = op.getView().getDefiningOp<MakeViewOp>();
+  auto fail = [&]() {
+    return op.emitOpError(
+        "needs a view made by tile.make_view of kernel parameters and "
+        "constants with a last stride of 1: the runtime encodes the tensor "
+        "map from them at launch");
+  };
+  if (!view)
+    return fail();
+  auto base = dyn_cast<BlockArgument>(view.getPtr());
+  if (!base || base.getOwner() != &func.getBody().front())
+    return fail();
+  SmallVector<Attribute> sizes, strides;
+  for (Value v : view.getSizes()) {
+    FailureOr<DictionaryAttr> d = describeScalar(b, func, v);
+    if (failed(d))
+      return fail();
+    sizes.push_back(*d);
+  }
+  for (Value v : view.getStrides()) {
+    FailureOr<DictionaryAttr> d = describeScalar(b, func, v);
+    if (failed(d))
+      return fail();
+    strides.push_back(*d);
+  }
+  if (!matchPattern(view.getStrides().back(), m_One()))
+    return fail();
+  TensorMapType type = op.getResult().getType();
+  SmallVector<int64_t> box(type.getBox());
+  return b.getDictionaryAttr({
+      b.getNamedAttr("param", b.getI64IntegerAttr(param)),
+      b.getNamedAttr("elem",
+                     b.getStringAttr(elementName(type.getElementType()))),
+      b.getNamedAttr("base", b.getI64IntegerAttr(base.getArgNumber())),
+      b.getNamedAttr("sizes", b.getArrayAttr(sizes)),
+      b.getNamedAttr("strides", b.getArrayAttr(strides)),
+      b.getNamedAttr("box", b.getI64ArrayAttr(box)),
+      b.getNamedAttr("swizzle",
+                     b.getI64IntegerAttr(
+                         cast<SwizzleAttr>(type.getSwizzle()).getBytes())),
+  });
+}
+
 DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
-                             StringRef target) {
+                             StringRef target, ArrayAttr tensorMaps) {
   Builder b(func.getContext());
   auto names = func->getAttrOfType<ArrayAttr>(TileDialect::kArgNamesAttrName);
   SmallVector<Attribute> params;
@@ -72,6 +138,7 @@ DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
       b.getNamedAttr("cluster", b.getI64ArrayAttr({1, 1, 1})),
       b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(shared)),
       b.getNamedAttr("params", b.getArrayAttr(params)),
+      b.getNamedAttr("tensor_maps", tensorMaps),
   };
   return b.getDictionaryAttr(fields);
 }
@@ -97,6 +164,25 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
       signature.addInputs(index, converted);
       params.push_back(converted);
     }
+    // Each tensor map is a hidden parameter after the declared ones: a
+    // 128-byte CUtensorMap passed by value, whose address the TMA copies
+    // take (a grid constant).
+    SmallVector<MakeTensorMapOp> maps;
+    func.walk([&](MakeTensorMapOp op) { maps.push_back(op); });
+    SmallVector<Attribute> mapInfo;
+    for (MakeTensorMapOp op : maps) {
+      int64_t param = params.size();
+      FailureOr<DictionaryAttr> info = describeTensorMap(func, op, param);
+      if (failed(info))
+        return failure();
+      mapInfo.push_back(*info);
+      rewriter.modifyOpInPlace(op, [&] {
+        op->setAttr(TileDialect::kTensorMapParamAttrName,
+                    rewriter.getI64IntegerAttr(param));
+      });
+      Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+      params.push_back(ptr);
+    }
     unsigned threads = getNumWarps(func) * 32;
     auto llvmType = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(rewriter.getContext()), params);
@@ -112,13 +198,26 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
             TileDialect::kMaxRegistersAttrName))
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                         rewriter.getI32IntegerAttr(cap.getInt()));
+    for (size_t i = params.size() - maps.size(); i < params.size(); ++i) {
+      llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                          TypeAttr::get(LLVM::LLVMArrayType::get(
+                              rewriter.getI8Type(), 128)));
+      llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          rewriter.getI64IntegerAttr(64));
+      llvmFunc.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                          rewriter.getUnitAttr());
+    }
     llvmFunc->setAttr(TileDialect::kMetadataAttrName,
-                      buildMetadata(func, threads, target));
+                      buildMetadata(func, threads, target,
+                                    rewriter.getArrayAttr(mapInfo)));
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
                                            *getTypeConverter(), &signature)))
       return failure();
+    for (size_t i = 0; i < maps.size(); ++i)
+      llvmFunc.getBody().front().addArgument(
+          LLVM::LLVMPointerType::get(rewriter.getContext()), func.getLoc());
     rewriter.eraseOp(func);
     return success();
   }
@@ -160,6 +259,16 @@ struct GridQueryLowering : public OpConversionPattern<SourceOp> {
   }
 };
 } // namespace
+
+LogicalResult mlir::tile::checkTensorMapSources(ModuleOp module) {
+  WalkResult result = module.walk([](MakeTensorMapOp op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func || failed(describeTensorMap(func, op, /*param=*/0)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
 
 void mlir::tile::populateKernelPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns,

@@ -101,6 +101,24 @@ FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
   return std::string(ptx.str());
 }
 
+/// Metadata attributes as JSON: integers, strings, arrays, dictionaries.
+static llvm::json::Value toJSON(Attribute attr) {
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getInt();
+  if (auto string = dyn_cast<StringAttr>(attr))
+    return string.str();
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array values;
+    for (Attribute a : array)
+      values.push_back(toJSON(a));
+    return values;
+  }
+  llvm::json::Object object;
+  for (NamedAttribute field : cast<DictionaryAttr>(attr))
+    object[field.getName().strref()] = toJSON(field.getValue());
+  return object;
+}
+
 std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
   llvm::json::Array kernels;
   module.walk([&](LLVM::LLVMFuncOp func) {
@@ -129,7 +147,7 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
         {"shared_bytes", cast<IntegerAttr>(meta.get("shared_bytes")).getInt()},
         {"cluster", ints(meta.get("cluster"))},
         {"params", std::move(params)},
-        {"tensor_maps", llvm::json::Array()},
+        {"tensor_maps", toJSON(meta.get("tensor_maps"))},
     });
   });
   llvm::json::Object root{{"format", "tilec-metadata-v1"},

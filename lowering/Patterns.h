@@ -4,6 +4,7 @@
 #define TILEC_LOWERING_PATTERNS_H
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile {
@@ -56,6 +57,11 @@ void populateWgmmaPatterns(TileTypeConverter &converter,
 void populateAsyncCopyPatterns(TileTypeConverter &converter,
                                RewritePatternSet &patterns, StringRef target);
 /// Kernels, returns and grid queries.
+/// Checks that every tile.make_tensor_map can be encoded by the runtime (a
+/// view of kernel parameters and constants), with a diagnostic otherwise.
+LogicalResult checkTensorMapSources(ModuleOp module);
+void populateTmaPatterns(TileTypeConverter &converter,
+                         RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);
 

@@ -28,7 +28,10 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // After layouts: the staged buffers take the shape the dots read.
-  pm.addPass(createTilePipelineLoads({options.numStages}));
+  TilePipelineLoadsOptions pipelining;
+  pipelining.numStages = options.numStages;
+  pipelining.target = options.target;
+  pm.addPass(createTilePipelineLoads(pipelining));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileAllocateShared());

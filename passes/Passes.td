@@ -58,6 +58,15 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
       tiles (one by default: deeper queues take the registers the
       accumulators need).
 
+    On a `target` with TMA, when every staged view is a `tile.make_view` of
+    kernel parameters and constants with unit last stride and rows that
+    fill one swizzle span, the loop is versioned on `tile.view_aligned`:
+    when the views are 16-byte aligned, `tile.tma_copy` fills the ring, in
+    boxes of a `tile.make_tensor_map`, each stage's bytes counted by an
+    mbarrier (`tile.mbarrier_expect` / `tile.mbarrier_wait`, with a
+    `tile.barrier` before a stage is refilled); otherwise the cp.async
+    ring above runs. Both versions share the buffers.
+
     Copies and loads past the last iteration are bounds-checked by their
     view, so they are safe. Runs after `tile-assign-layouts` (it needs the
     dots' layouts). `num-stages` 1 leaves loops unchanged.
@@ -66,7 +75,10 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     Option<"numStages", "num-stages", "unsigned", "4",
            "iterations in flight: loads are issued num-stages - 1 ahead">,
     Option<"registerAhead", "register-ahead", "unsigned", "1",
-           "most iterations a load kept in registers is issued ahead">
+           "most iterations a load kept in registers is issued ahead">,
+    Option<"target", "target", "std::string", "\"\"",
+           "GPU target; on targets with TMA (sm_90a, sm_100a) rings of "
+           "16-byte aligned views are filled by TMA, others by cp.async">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -26,6 +26,7 @@
 #include "passes/Passes.h"
 #include "passes/SharedMemory.h"
 
+#include "dialect/TargetInfo.h"
 #include "dialect/TileLayouts.h"
 #include "mlir/IR/Matchers.h"
 
@@ -301,10 +302,140 @@ void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots) {
   }
 }
 
-/// Copies the tiles of `candidates` asynchronously into rings of S staged
-/// shared buffers, L iterations ahead of the dots that read them in place,
-/// L = S - 1, or S - 2 when the dots run async (wgmma: the dot of the
-/// previous iteration may still read its stage):
+/// The ring a loop's staged loads are copied into.
+struct Ring {
+  SmallVector<StagedLoad> loads;
+  int64_t stages = 0;
+  /// The async dots of the loop (see getAsyncCandidates).
+  SmallVector<DotOp> dots;
+  /// Iterations the copies run ahead of the dots: S - 1, or S - 2 when the
+  /// dots run async (the dot of the previous iteration may still read its
+  /// stage).
+  int64_t lead = 0;
+};
+
+/// The ring of `loop` for the staged loads among `candidates`, or failure
+/// when none qualifies or the ring would not fit.
+FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
+                         int64_t numStages) {
+  Ring ring;
+  int64_t stageBytes = 0;
+  for (LoadOp load : candidates) {
+    SharedBufferType type = getStagedType(load, numStages);
+    FailureOr<SmallVector<Operation *>> slice = getAddressSlice(load, loop);
+    if (!type || failed(slice) || !loop.isDefinedOutsideOfLoop(load.getView()))
+      continue;
+    stageBytes += getStageBytes(type);
+    ring.loads.push_back({load, type, std::move(*slice)});
+  }
+  if (ring.loads.empty())
+    return failure();
+  // Fewer stages when the ring would crowd shared memory (160 KiB fits
+  // sm_80's 164 KiB and leaves room for the epilogue's scratch).
+  constexpr int64_t kRingBudget = 160 * 1024;
+  ring.stages = std::min<int64_t>(numStages, kRingBudget / stageBytes);
+  if (ring.stages < 2)
+    return failure();
+  MLIRContext *context = loop.getContext();
+  for (StagedLoad &staged : ring.loads) {
+    SmallVector<int64_t> shape(staged.bufferType.getShape());
+    shape[0] = ring.stages;
+    staged.bufferType = SharedBufferType::get(
+        context, shape, staged.bufferType.getElementType(),
+        staged.bufferType.getSwizzle());
+  }
+  ring.dots = getAsyncCandidates(loop, ring.loads, ring.stages);
+  ring.lead = ring.stages - 1 - (ring.dots.empty() ? 0 : 1);
+  return ring;
+}
+
+/// Whether `view` can be described by a tensor map the runtime encodes at
+/// launch: a rank-2 tile.make_view of kernel parameters and constants
+/// whose last stride is 1.
+bool isTensorMappable(Value view) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  if (!make || make.getSizes().size() != 2)
+    return false;
+  auto func = make->getParentOfType<func::FuncOp>();
+  auto isParamOrConstant = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (arg)
+      return arg.getOwner() == &func.getBody().front();
+    return matchPattern(v, m_Constant());
+  };
+  return isParamOrConstant(make.getPtr()) &&
+         llvm::all_of(make.getSizes(), isParamOrConstant) &&
+         llvm::all_of(make.getStrides(), isParamOrConstant) &&
+         matchPattern(make.getStrides().back(), m_One());
+}
+
+/// The tensor-map type TMA copies `staged`'s stages with: boxes of whole
+/// rows (eight rows when they are staged in wgmma order), or null when
+/// the rows do not fill exactly one swizzle span.
+TensorMapType getTensorMapType(const StagedLoad &staged) {
+  SharedBufferType type = staged.bufferType;
+  auto swizzle = cast<SwizzleAttr>(type.getSwizzle());
+  int64_t rows = type.getShape()[1], cols = type.getShape()[2];
+  int64_t rowBytes = cols * getScratchElementBytes(type.getElementType());
+  if (swizzle.getBytes() < 32 || rowBytes != swizzle.getBytes())
+    return {};
+  int64_t boxRows = swizzle.getWgmmaWarps() ? 8 : std::min<int64_t>(rows, 256);
+  if (rows % boxRows != 0)
+    return {};
+  MLIRContext *context = type.getContext();
+  return TensorMapType::get(
+      context, {boxRows, cols}, type.getElementType(),
+      SwizzleAttr::get(context, swizzle.getBytes(), /*wgmmaWarps=*/0));
+}
+
+Value i32Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+/// The offsets of `staged`'s load for induction value `ivValue`, its
+/// address slice cloned at `b`'s insertion point.
+SmallVector<Value> cloneOffsetsAt(OpBuilder &b, StagedLoad &staged,
+                                  Value iv, Value ivValue) {
+  IRMapping map;
+  map.map(iv, ivValue);
+  for (Operation *op : staged.slice)
+    b.clone(*op, map);
+  SmallVector<Value> offsets;
+  for (Value offset : staged.load.getOffsets())
+    offsets.push_back(map.lookupOrDefault(offset));
+  return offsets;
+}
+
+/// Replaces the ring's loads by reads of stage `read`, makes its dots
+/// async and erases what the moved loads leave unused.
+void finishRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
+                Value read) {
+  for (auto [staged, buffer] : llvm::zip(ring.loads, buffers)) {
+    OpBuilder at(staged.load);
+    Value tile = LoadStageOp::create(at, staged.load.getLoc(),
+                                     staged.load.getType(), buffer, read);
+    staged.load.getResult().replaceAllUsesWith(tile);
+    staged.load.erase();
+  }
+  makeDotsAsync(loop, ring.dots);
+  SmallVector<SmallVector<Operation *>> slices;
+  for (StagedLoad &staged : ring.loads)
+    slices.push_back(staged.slice);
+  eraseUnused(slices);
+}
+
+/// The iteration number `(iv - lb) / step` at the top of `loop`'s body.
+Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  return arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                            loop.getLowerBound()),
+      loop.getStep());
+}
+
+/// Copies the ring's tiles with cp.async, L = ring.lead iterations ahead
+/// of the dots that read them in place:
 ///
 ///   prologue: copy iterations 0 .. L-1 into stages 0 .. L-1, one group
 ///             per iteration
@@ -315,99 +446,183 @@ void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots) {
 ///             stage (i + L) % S, read stage i % S; an async dot is
 ///             followed by a wait for the previous iteration's
 ///   after the loop: wait for every copy group and every dot.
-void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
-                         int64_t numStages) {
-  SmallVector<StagedLoad> loads;
-  int64_t stageBytes = 0;
-  for (LoadOp load : candidates) {
-    SharedBufferType type = getStagedType(load, numStages);
-    FailureOr<SmallVector<Operation *>> slice = getAddressSlice(load, loop);
-    if (!type || failed(slice) || !loop.isDefinedOutsideOfLoop(load.getView()))
-      continue;
-    stageBytes += getStageBytes(type);
-    loads.push_back({load, type, std::move(*slice)});
-  }
-  if (loads.empty())
-    return;
-  // Fewer stages when the ring would crowd shared memory (160 KiB fits
-  // sm_80's 164 KiB and leaves room for the epilogue's scratch).
-  constexpr int64_t kRingBudget = 160 * 1024;
-  int64_t stages = std::min<int64_t>(numStages, kRingBudget / stageBytes);
-  if (stages < 2)
-    return;
-  MLIRContext *context = loop.getContext();
-  for (StagedLoad &staged : loads) {
-    SmallVector<int64_t> shape(staged.bufferType.getShape());
-    shape[0] = stages;
-    staged.bufferType = SharedBufferType::get(
-        context, shape, staged.bufferType.getElementType(),
-        staged.bufferType.getSwizzle());
-  }
-
+void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value iv = loop.getInductionVar();
-  Type i32 = b.getI32Type();
-  auto constant = [&](OpBuilder &b, int64_t v) -> Value {
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
-  };
-  auto copyAt = [&](OpBuilder &b, StagedLoad &staged, Value buffer,
-                    Value ivValue, Value stage) {
-    IRMapping map;
-    map.map(iv, ivValue);
-    for (Operation *op : staged.slice)
-      b.clone(*op, map);
-    SmallVector<Value> offsets;
-    for (Value offset : staged.load.getOffsets())
-      offsets.push_back(map.lookupOrDefault(offset));
-    AsyncCopyOp::create(b, loc, staged.load.getView(), offsets, buffer, stage);
-  };
-
-  SmallVector<Value> buffers;
-  for (const StagedLoad &staged : loads)
-    buffers.push_back(
-        AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
-  // With async dots one more stage is still being read by the dot of the
-  // previous iteration, so copies run one iteration less far ahead.
-  SmallVector<DotOp> dots = getAsyncCandidates(loop, loads, stages);
-  int64_t lead = stages - 1 - (dots.empty() ? 0 : 1);
-  for (int64_t i = 0; i < lead; ++i) {
+  for (int64_t i = 0; i < ring.lead; ++i) {
     Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
-    for (auto [staged, buffer] : llvm::zip(loads, buffers))
-      copyAt(b, staged, buffer, ivValue, constant(b, i));
+    for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
+      AsyncCopyOp::create(b, loc, staged.load.getView(),
+                          cloneOffsetsAt(b, staged, iv, ivValue), buffer,
+                          i32Constant(b, loc, i));
     AsyncCommitOp::create(b, loc);
   }
 
   b.setInsertionPointToStart(loop.getBody());
-  Value iteration = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
-      loop.getStep());
-  Value read = arith::RemUIOp::create(b, loc, iteration, constant(b, stages));
+  Value iteration = getIterationNumber(b, loop);
+  Value stages = i32Constant(b, loc, ring.stages);
+  Value read = arith::RemUIOp::create(b, loc, iteration, stages);
   Value write = arith::RemUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iteration, constant(b, lead)),
-      constant(b, stages));
-  AsyncWaitOp::create(b, loc, lead - 1);
-  Value ahead = advance(b, loc, iv, loop.getStep(), lead);
-  for (auto [staged, buffer] : llvm::zip(loads, buffers))
-    copyAt(b, staged, buffer, ahead, write);
+      b, loc,
+      arith::AddIOp::create(b, loc, iteration,
+                            i32Constant(b, loc, ring.lead)),
+      stages);
+  AsyncWaitOp::create(b, loc, ring.lead - 1);
+  Value ahead = advance(b, loc, iv, loop.getStep(), ring.lead);
+  for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
+    AsyncCopyOp::create(b, loc, staged.load.getView(),
+                        cloneOffsetsAt(b, staged, iv, ahead), buffer, write);
   AsyncCommitOp::create(b, loc);
-  for (auto [staged, buffer] : llvm::zip(loads, buffers)) {
-    OpBuilder at(staged.load);
-    Value tile =
-        LoadStageOp::create(at, loc, staged.load.getType(), buffer, read);
-    staged.load.getResult().replaceAllUsesWith(tile);
-    staged.load.erase();
-  }
   b.setInsertionPointAfter(loop);
   AsyncWaitOp::create(b, loc, 0);
-  makeDotsAsync(loop, dots);
-  SmallVector<SmallVector<Operation *>> slices;
-  for (StagedLoad &staged : loads)
-    slices.push_back(staged.slice);
-  eraseUnused(slices);
+  finishRing(loop, ring, buffers, read);
 }
 
-void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead) {
+/// Copies the ring's tiles with TMA, L = ring.lead iterations ahead, each
+/// stage's copies counted by its own mbarrier:
+///
+///   prologue: for iterations 0 .. L-1, announce the stage's bytes on its
+///             barrier and start its copies
+///   iteration i: wait for phase (i / S) % 2 of barrier i % S; a barrier
+///             of all threads (none still reads stage (i + L) % S: it was
+///             last read at i - 1, or at i - 2 by an async dot that the
+///             previous iteration's dot_wait completed), then announce and
+///             copy iteration i + L into stage (i + L) % S
+///   after the loop: wait for the L copies still in flight, so that no
+///             copy lands after the program has moved on.
+void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
+                 ArrayRef<Value> maps, Value barriers) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value iv = loop.getInductionVar();
+  int64_t stageBytes = 0;
+  for (const StagedLoad &staged : ring.loads)
+    stageBytes += getStageBytes(staged.bufferType);
+  auto copyIteration = [&](OpBuilder &b, Value ivValue, Value stage) {
+    MBarrierExpectOp::create(b, loc, barriers, stage, stageBytes);
+    for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps))
+      TmaCopyOp::create(b, loc, map, cloneOffsetsAt(b, staged, iv, ivValue),
+                        buffer, stage, barriers, stage);
+  };
+  for (int64_t i = 0; i < ring.lead; ++i)
+    copyIteration(b, advance(b, loc, loop.getLowerBound(), loop.getStep(), i),
+                  i32Constant(b, loc, i));
+
+  Value stages = i32Constant(b, loc, ring.stages);
+  Value one = i32Constant(b, loc, 1);
+  b.setInsertionPointToStart(loop.getBody());
+  Value iteration = getIterationNumber(b, loop);
+  Value read = arith::RemUIOp::create(b, loc, iteration, stages);
+  Value phase = arith::AndIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, iteration, stages), one);
+  MBarrierWaitOp::create(b, loc, barriers, read, phase);
+  BarrierOp::create(b, loc);
+  Value write = arith::RemUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, iteration,
+                            i32Constant(b, loc, ring.lead)),
+      stages);
+  copyIteration(b, advance(b, loc, iv, loop.getStep(), ring.lead), write);
+
+  // The copies of iterations n .. n + L - 1 (n the trip count) are still
+  // in flight after the loop.
+  b.setInsertionPointAfter(loop);
+  Value zero = i32Constant(b, loc, 0);
+  Value span =
+      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
+  Value trips = arith::DivSIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, span,
+          arith::SubIOp::create(b, loc, loop.getStep(), one)),
+      loop.getStep());
+  trips = arith::MaxSIOp::create(b, loc, trips, zero);
+  for (int64_t j = 0; j < ring.lead; ++j) {
+    Value it = arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, j));
+    MBarrierWaitOp::create(
+        b, loc, barriers, arith::RemUIOp::create(b, loc, it, stages),
+        arith::AndIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, it, stages), one));
+  }
+  finishRing(loop, ring, buffers, read);
+}
+
+/// Stages the dot operands `candidates` loads in shared memory: a ring of
+/// buffers filled asynchronously ahead of the dots. With `tma`, when every
+/// staged view can be described by a tensor map, the loop is versioned on
+/// tile.view_aligned: TMA copies when the views are 16-byte aligned (what
+/// tensor maps need), cp.async (with its element-wise fallback) otherwise,
+/// both into the same buffers.
+void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
+                         int64_t numStages, bool tma) {
+  FailureOr<Ring> ring = planRing(loop, candidates, numStages);
+  if (failed(ring))
+    return;
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  SmallVector<Value> buffers;
+  for (const StagedLoad &staged : ring->loads)
+    buffers.push_back(
+        AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
+
+  SmallVector<TensorMapType> mapTypes;
+  for (StagedLoad &staged : ring->loads) {
+    TensorMapType type = getTensorMapType(staged);
+    if (!tma || !type || !isTensorMappable(staged.load.getView()))
+      return emitCpAsyncRing(loop, *ring, buffers);
+    mapTypes.push_back(type);
+  }
+
+  SmallVector<Value> maps, views;
+  for (auto [staged, type] : llvm::zip(ring->loads, mapTypes)) {
+    views.push_back(staged.load.getView());
+    maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
+  }
+  MLIRContext *context = loop.getContext();
+  Value barriers = AllocSharedOp::create(
+      b, loc,
+      SharedBufferType::get(context, {ring->stages}, b.getI64Type(),
+                            Attribute()),
+      IntegerAttr());
+  MBarrierInitOp::create(b, loc, barriers, 1);
+  Value aligned = ViewAlignedOp::create(b, loc, views);
+  auto version = scf::IfOp::create(b, loc, loop.getResultTypes(), aligned,
+                                   /*withElseRegion=*/true);
+  // Both versions start as copies of the loop, whose staged loads sit at
+  // the same positions of the body.
+  SmallVector<int64_t> positions;
+  for (const StagedLoad &staged : ring->loads)
+    positions.push_back(std::distance(loop.getBody()->begin(),
+                                      staged.load->getIterator()));
+  auto cloneInto = [&](Block *block) {
+    OpBuilder inside = OpBuilder::atBlockBegin(block);
+    auto copy = cast<scf::ForOp>(inside.clone(*loop));
+    scf::YieldOp::create(inside, loc, copy.getResults());
+    SmallVector<LoadOp> loads;
+    for (int64_t position : positions)
+      loads.push_back(
+          cast<LoadOp>(*std::next(copy.getBody()->begin(), position)));
+    FailureOr<Ring> copyRing = planRing(copy, loads, numStages);
+    assert(succeeded(copyRing) &&
+           copyRing->loads.size() == ring->loads.size() &&
+           "a copy of the loop stages as the loop does");
+    return std::make_pair(copy, std::move(*copyRing));
+  };
+  if (version.thenBlock()->mightHaveTerminator())
+    version.thenBlock()->getTerminator()->erase();
+  if (version.elseBlock()->mightHaveTerminator())
+    version.elseBlock()->getTerminator()->erase();
+  auto [tmaLoop, tmaRing] = cloneInto(version.thenBlock());
+  auto [copyLoop, copyRing] = cloneInto(version.elseBlock());
+  loop.replaceAllUsesWith(version.getResults());
+  loop.erase();
+  emitTmaRing(tmaLoop, tmaRing, buffers, maps, barriers);
+  emitCpAsyncRing(copyLoop, copyRing, buffers);
+}
+
+void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead,
+                  bool tma) {
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator())
     if (mayWrite(&op))
@@ -423,7 +638,7 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead) {
   }
   loop = queueInRegisters(loop, queued,
                           std::min<unsigned>(numStages, registerAhead + 1));
-  stageInSharedMemory(loop, staged, numStages);
+  stageInSharedMemory(loop, staged, numStages, tma);
 }
 
 struct PipelineLoadsPass
@@ -432,13 +647,22 @@ struct PipelineLoadsPass
   void runOnOperation() override {
     if (numStages < 2)
       return;
+    bool tma = false;
+    if (!target.empty()) {
+      std::optional<TargetInfo> info = TargetInfo::get(target);
+      if (!info) {
+        getOperation().emitError() << "unknown target '" << target << "'";
+        return signalPassFailure();
+      }
+      tma = info->hasTma();
+    }
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](func::FuncOp func) {
       if (isKernel(func))
         func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     });
     for (scf::ForOp loop : loops)
-      pipelineLoop(loop, numStages, registerAhead);
+      pipelineLoop(loop, numStages, registerAhead, tma);
   }
 };
 } // namespace

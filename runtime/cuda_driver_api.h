@@ -99,6 +99,22 @@ inline constexpr CUstreamCaptureStatus CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2;
 inline const CUstream CU_STREAM_LEGACY = reinterpret_cast<CUstream>(0x1);
 inline const CUstream CU_STREAM_PER_THREAD = reinterpret_cast<CUstream>(0x2);
 
+// cuTensorMapEncodeTiled's enums (CUtensorMapDataType, ...Swizzle,
+// ...L2promotion; interleave and out-of-bounds fill are 0: none, zeros).
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8;
+inline constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+inline constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+inline constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+inline constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+inline constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+
 // Launch attributes for cuLaunchKernelEx (CUDA 12.0+).
 inline constexpr CUlaunchAttributeID CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
 
@@ -193,6 +209,12 @@ using PFN_cuStreamIsCapturing = CUresult (*)(CUstream stream,
                                              CUstreamCaptureStatus *status);
 using PFN_cuStreamGetCtx = CUresult (*)(CUstream stream, CUcontext *ctx);
 using PFN_cuStreamGetId = CUresult (*)(CUstream stream, unsigned long long *id);
+using PFN_cuTensorMapEncodeTiled = CUresult (*)(
+    void *tensor_map, int data_type, unsigned int rank, void *global_address,
+    const unsigned long long *global_dim,
+    const unsigned long long *global_strides, const unsigned int *box_dim,
+    const unsigned int *element_strides, int interleave, int swizzle,
+    int l2_promotion, int oob_fill);
 } // extern "C"
 
 } // namespace tilec::cu

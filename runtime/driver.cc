@@ -101,6 +101,7 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   TILEC_RESOLVE(cuMemAllocAsync, false);
   TILEC_RESOLVE(cuMemFreeAsync, false);
   TILEC_RESOLVE(cuStreamGetId, false);
+  TILEC_RESOLVE(cuTensorMapEncodeTiled, false);
 #undef TILEC_RESOLVE
   if (!missing.empty()) {
     dlclose(handle);

@@ -54,6 +54,8 @@ struct DriverApi {
   cu::PFN_cuMemFreeAsync cuMemFreeAsync = nullptr;
   // Optional: CUDA 12.0+; without it streams are told apart by handle.
   cu::PFN_cuStreamGetId cuStreamGetId = nullptr;
+  // Optional: CUDA 12.0+, needed only for kernels that read through TMA.
+  cu::PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr;
 };
 
 class Driver {

@@ -1,5 +1,7 @@
 #include "runtime/kernel.h"
 
+#include "runtime/tensor_map.h"
+
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
@@ -52,6 +54,11 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
   if (check == PointerCheck::kDriver)
     TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
+  absl::InlinedVector<TensorMapBytes, 4> maps(info_.tensor_maps.size());
+  TILEC_RETURN_IF_ERROR(EncodeTensorMaps(driver_, info_, args,
+                                         absl::MakeSpan(maps)));
+  for (TensorMapBytes &map : maps)
+    params.push_back(&map);
   if (info_.HasCluster())
     return LaunchCluster(grid,
                          {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
@@ -89,6 +96,11 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
   if (check == PointerCheck::kDriver)
     TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
+  absl::InlinedVector<TensorMapBytes, 4> maps(info_.tensor_maps.size());
+  TILEC_RETURN_IF_ERROR(EncodeTensorMaps(driver_, info_, args,
+                                         absl::MakeSpan(maps)));
+  for (TensorMapBytes &map : maps)
+    params.push_back(&map);
   return LaunchCluster(grid, cluster, params.data(), stream);
 }
 

@@ -69,6 +69,11 @@ public:
   // The address of a ptr argument.
   cu::CUdeviceptr device_ptr() const { return value_.ptr; }
 
+  // The value of an i32 or i64 argument.
+  int64_t integer() const {
+    return kind_ == ParamKind::kI32 ? value_.i32 : value_.i64;
+  }
+
   // Whether a ptr or tensormap argument is null.
   bool IsNull() const {
     return (kind_ == ParamKind::kPtr && value_.ptr == 0) ||

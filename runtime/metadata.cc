@@ -149,6 +149,125 @@ absl::StatusOr<ParamInfo> ParseParam(const Json &value,
   return param;
 }
 
+absl::StatusOr<int64_t> IntegerField(const Json &object,
+                                     absl::string_view path,
+                                     absl::string_view key) {
+  absl::StatusOr<const Json *> value = Field(object, path, key, Type::kNumber);
+  if (!value.ok())
+    return value.status();
+  if (!(*value)->is_number_integer())
+    return Error(Child(path, key), "expected an integer");
+  return (*value)->get<int64_t>();
+}
+
+// {"arg": i} naming an i32/i64 parameter, or {"value": v}.
+absl::StatusOr<ScalarRef> ParseScalarRef(const Json &value,
+                                         const std::string &path,
+                                         const std::vector<ParamInfo> &params) {
+  if (!value.is_object())
+    return Error(path,
+                 absl::StrCat("expected object, got ", JsonTypeName(value)));
+  ScalarRef ref;
+  if (value.contains("arg")) {
+    absl::StatusOr<int64_t> arg = IntegerField(value, path, "arg");
+    if (!arg.ok())
+      return arg.status();
+    if (*arg < 0 || *arg >= static_cast<int64_t>(params.size()) ||
+        (params[*arg].kind != ParamKind::kI32 &&
+         params[*arg].kind != ParamKind::kI64))
+      return Error(Child(path, "arg"),
+                   absl::StrCat(*arg, " is not an i32 or i64 parameter"));
+    ref.arg = static_cast<int>(*arg);
+    return ref;
+  }
+  absl::StatusOr<int64_t> constant = IntegerField(value, path, "value");
+  if (!constant.ok())
+    return constant.status();
+  ref.value = *constant;
+  return ref;
+}
+
+absl::StatusOr<TensorMapInfo> ParseTensorMap(const Json &value,
+                                             const std::string &path,
+                                             const KernelInfo &kernel,
+                                             size_t index) {
+  if (!value.is_object())
+    return Error(path,
+                 absl::StrCat("expected object, got ", JsonTypeName(value)));
+  TensorMapInfo map;
+  absl::StatusOr<int64_t> param = IntegerField(value, path, "param");
+  if (!param.ok())
+    return param.status();
+  if (*param != static_cast<int64_t>(kernel.params.size() + index))
+    return Error(Child(path, "param"),
+                 absl::StrCat("tensor map ", index, " must be parameter ",
+                              kernel.params.size() + index,
+                              " (hidden parameters follow the declared "
+                              "ones), got ",
+                              *param));
+  map.param = static_cast<int>(*param);
+  absl::StatusOr<std::string> elem = StringField(value, path, "elem");
+  if (!elem.ok())
+    return elem.status();
+  if (ElementBytes(*elem) == 0)
+    return Error(Child(path, "elem"),
+                 absl::StrCat("unknown element type '", *elem, "'"));
+  map.elem = *elem;
+  absl::StatusOr<int64_t> base = IntegerField(value, path, "base");
+  if (!base.ok())
+    return base.status();
+  if (*base < 0 || *base >= static_cast<int64_t>(kernel.params.size()) ||
+      kernel.params[*base].kind != ParamKind::kPtr)
+    return Error(Child(path, "base"),
+                 absl::StrCat(*base, " is not a ptr parameter"));
+  map.base = static_cast<int>(*base);
+  for (auto [key, refs] :
+       {std::pair<const char *, std::vector<ScalarRef> *>{"sizes", &map.sizes},
+        {"strides", &map.strides}}) {
+    absl::StatusOr<const Json *> list = Field(value, path, key, Type::kArray);
+    if (!list.ok())
+      return list.status();
+    for (size_t i = 0; i < (*list)->size(); ++i) {
+      absl::StatusOr<ScalarRef> ref =
+          ParseScalarRef((**list)[i], absl::StrCat(path, ".", key, "[", i, "]"),
+                         kernel.params);
+      if (!ref.ok())
+        return ref.status();
+      refs->push_back(*ref);
+    }
+  }
+  absl::StatusOr<const Json *> box = Field(value, path, "box", Type::kArray);
+  if (!box.ok())
+    return box.status();
+  for (size_t i = 0; i < (*box)->size(); ++i) {
+    absl::StatusOr<uint32_t> dim =
+        ToUint32((**box)[i], absl::StrCat(path, ".box[", i, "]"), 1);
+    if (!dim.ok())
+      return dim.status();
+    if (*dim > 256)
+      return Error(absl::StrCat(path, ".box[", i, "]"),
+                   "a TMA box holds at most 256 per dimension");
+    map.box.push_back(*dim);
+  }
+  size_t rank = map.box.size();
+  if (rank < 1 || rank > 5 || map.sizes.size() != rank ||
+      map.strides.size() != rank)
+    return Error(path, absl::StrCat("sizes, strides and box must have one "
+                                    "entry per dimension (1 to 5), got ",
+                                    map.sizes.size(), ", ", map.strides.size(),
+                                    " and ", rank));
+  if (map.strides.back().arg != -1 || map.strides.back().value != 1)
+    return Error(Child(path, "strides"), "the last stride must be 1");
+  absl::StatusOr<int64_t> swizzle = IntegerField(value, path, "swizzle");
+  if (!swizzle.ok())
+    return swizzle.status();
+  if (*swizzle != 0 && *swizzle != 32 && *swizzle != 64 && *swizzle != 128)
+    return Error(Child(path, "swizzle"),
+                 absl::StrCat("expected 0, 32, 64 or 128, got ", *swizzle));
+  map.swizzle = static_cast<uint32_t>(*swizzle);
+  return map;
+}
+
 absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
                                        const std::string &path) {
   if (!value.is_object())
@@ -213,16 +332,29 @@ absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
   if (!maps.ok())
     return maps.status();
   for (size_t i = 0; i < (*maps)->size(); ++i) {
-    const Json &map = (**maps)[i];
-    if (!map.is_object())
-      return Error(absl::StrCat(named, ".tensor_maps[", i, "]"),
-                   absl::StrCat("expected object, got ", JsonTypeName(map)));
-    kernel.tensor_maps.push_back(map.dump());
+    absl::StatusOr<TensorMapInfo> map =
+        ParseTensorMap((**maps)[i], absl::StrCat(named, ".tensor_maps[", i, "]"),
+                       kernel, i);
+    if (!map.ok())
+      return map.status();
+    kernel.tensor_maps.push_back(*std::move(map));
   }
   return kernel;
 }
 
 } // namespace
+
+int ElementBytes(absl::string_view elem) {
+  if (elem == "f64" || elem == "i64" || elem == "u64")
+    return 8;
+  if (elem == "f32" || elem == "i32" || elem == "u32")
+    return 4;
+  if (elem == "f16" || elem == "bf16" || elem == "i16" || elem == "u16")
+    return 2;
+  if (elem == "f8e4m3" || elem == "f8e5m2" || elem == "i8" || elem == "u8")
+    return 1;
+  return 0;
+}
 
 absl::string_view ParamKindName(ParamKind kind) {
   switch (kind) {

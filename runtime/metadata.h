@@ -36,6 +36,32 @@ struct ParamInfo {
   std::string elem;
 };
 
+// A size or stride of a tensor map's view: a kernel argument (an i32 or i64
+// parameter) or a constant.
+struct ScalarRef {
+  // The parameter's index, or -1 for a constant.
+  int arg = -1;
+  int64_t value = 0;
+};
+
+// A tensor map the runtime encodes on every launch (cuTensorMapEncodeTiled)
+// and passes as hidden parameter `param`, after the declared ones: a view of
+// `sizes` and `strides` (elements, outermost first; the last stride is 1)
+// at the address of ptr parameter `base`, read in boxes of `box` (outermost
+// first) under a `swizzle`-byte swizzle.
+struct TensorMapInfo {
+  int param = 0;
+  std::string elem;
+  int base = 0;
+  std::vector<ScalarRef> sizes;
+  std::vector<ScalarRef> strides;
+  std::vector<uint32_t> box;
+  uint32_t swizzle = 0;
+};
+
+// Bytes of one element named as in metadata ("bf16": 2), or 0 when unknown.
+int ElementBytes(absl::string_view elem);
+
 struct KernelInfo {
   std::string name;
   // The module's target ("sm_90a", ...), repeated for each kernel.
@@ -44,8 +70,8 @@ struct KernelInfo {
   uint32_t shared_bytes = 0;
   std::array<uint32_t, 3> cluster = {1, 1, 1};
   std::vector<ParamInfo> params;
-  // Each `tensor_maps` entry as compact JSON text; its schema is reserved.
-  std::vector<std::string> tensor_maps;
+  // Hidden tensor-map parameters, in order after `params`.
+  std::vector<TensorMapInfo> tensor_maps;
   // This kernel's whole record as compact JSON text (members in document
   // order), for callers that want to read fields themselves (the C and
   // Python APIs).

@@ -466,3 +466,48 @@ func.func @async_dot_read(%a: tensor<64x16xbf16>, %b: tensor<16x64xbf16>, %c: te
   %e = arith.addf %d, %d : tensor<64x64xf32>
   return
 }
+
+// -----
+
+func.func @tensor_map_box(%v: !tile.view<?x?xbf16>) {
+  // expected-error @below {{box 8x128 of 256-byte rows does not fit a TMA box}}
+  %m = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<8x128xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @tensor_map_elements(%v: !tile.view<?x?xbf16>) {
+  // expected-error @below {{view elements 'bf16' differ from the tensor map's 'f16'}}
+  %m = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @barriers_type(%at: i32) {
+  %bars = tile.alloc_shared : !tile.smem<4xi32>
+  // expected-error @below {{needs a rank-1 buffer of i64 mbarriers, got '!tile.smem<4xi32>'}}
+  tile.mbarrier_init %bars count 1 : !tile.smem<4xi32>
+  return
+}
+
+// -----
+
+func.func @tma_wgmma_rows(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{fills rows in wgmma order with boxes of 8 rows, got 128}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
+func.func @tma_box_columns(%m: !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{boxes 64x32 under a 64-byte swizzle do not tile stages of 128x64 under a 128-byte swizzle}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] : !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>, !tile.smem<2xi64>
+  return
+}

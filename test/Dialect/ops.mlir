@@ -84,14 +84,41 @@ func.func @gather_atomic_dot(%kv: !tile.view<?x?xbf16>, %rows: tensor<16x64xi32>
 // CHECK-SAME: tensor<64x128xf32, #[[M]]>
 // CHECK-SAME: tensor<64x16xbf16, #[[D]]>
 // CHECK-SAME: !tile.smem<4x128x64xf8E4M3FN, #tile.swizzle<128>>
-// CHECK-SAME: !tile.mbarrier<4>
+// CHECK-SAME: !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
 func.func @layouts(
     %a: tensor<4x128xf32, #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>>,
     %b: tensor<4xf32, #tile.slice<dim = 1, parent = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>>>,
     %c: tensor<64x128xf32, #tile.mma<version = 3, warps = [4, 1], instr = [64, 128, 16]>>,
     %d: tensor<64x16xbf16, #tile.dot_operand<index = 0, parent = #tile.mma<version = 3, warps = [4, 1], instr = [64, 128, 16]>, k_width = 2>>,
     %e: !tile.smem<4x128x64xf8E4M3FN, #tile.swizzle<128>>,
-    %f: !tile.mbarrier<4>) {
+    %f: !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>) {
+  return
+}
+
+// -----
+
+// The TMA pipeline's ops round-trip.
+// CHECK-LABEL: func.func @tma
+// CHECK: %[[MAP:.*]] = tile.make_tensor_map %{{.*}} : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[OK:.*]] = tile.view_aligned %{{.*}}, %{{.*}} : !tile.view<?x?xbf16>, !tile.view<?x?xbf16>
+// CHECK: tile.mbarrier_init %[[BARS:.*]] count 1 : !tile.smem<2xi64>
+// CHECK: tile.mbarrier_expect %[[BARS]][%{{.*}}], 16384 : !tile.smem<2xi64>
+// CHECK: tile.tma_copy %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], %[[BARS]][%{{.*}}] : !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+// CHECK: tile.mbarrier_wait %[[BARS]][%{{.*}}] phase %{{.*}} : !tile.smem<2xi64>
+// CHECK: tile.barrier
+func.func @tma(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %x[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %map = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+  %ok = tile.view_aligned %v, %v : !tile.view<?x?xbf16>, !tile.view<?x?xbf16>
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  tile.mbarrier_init %bars count 1 : !tile.smem<2xi64>
+  tile.mbarrier_expect %bars[%c0], 16384 : !tile.smem<2xi64>
+  tile.tma_copy %map[%c0, %c0], %ring[%c0], %bars[%c0] : !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  tile.mbarrier_wait %bars[%c0] phase %c0 : !tile.smem<2xi64>
+  tile.barrier
   return
 }
 

@@ -6,23 +6,35 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
-// on operands copied by cp.async into a four-stage ring of swizzled
-// shared memory (tile-pipeline-loads); on sm_80 (and for now sm_100a)
-// mma.sync m16n8k16 with fragments read by ldmatrix from the same kind of
-// ring, fp8 widened to bf16 on sm_80 (in registers, not copied).
+// on operands copied into a four-stage ring of swizzled shared memory
+// (tile-pipeline-loads): by TMA, counted by mbarriers, when x and w are
+// 16-byte aligned; by cp.async otherwise (K = 4127). On sm_80 (and for now
+// sm_100a) mma.sync m16n8k16 with fragments read by ldmatrix from the same
+// kind of ring, fp8 widened to bf16 on sm_80 (in registers, not copied).
 // SM90-LABEL: .entry gemm_bf16
-// SM90: cp.async.cg.shared.global
-// SM90: cp.async.commit_group
+// SM90: .param .align 64 .b8 gemm_bf16_param_7[128]
+// SM90: .param .align 64 .b8 gemm_bf16_param_8[128]
+// SM90: mbarrier.init.shared.b64
+// SM90: fence.mbarrier_init.release.cluster
+// SM90: mbarrier.arrive.expect_tx.shared.b64
+// SM90: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// SM90: mbarrier.try_wait.parity.shared.b64
 // SM90: wgmma.fence.sync.aligned
 // SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SM90: wgmma.commit_group.sync.aligned
 // SM90: wgmma.wait_group.sync.aligned 1
+// SM90: wgmma.wait_group.sync.aligned 0
+// The cp.async version of the loop.
+// SM90: cp.async.cg.shared.global
+// SM90: cp.async.commit_group
 // SM90: cp.async.wait_group 1;
 // SM90-NEXT: fence.proxy.async.shared::cta
 // SM90-NEXT: bar.sync 0
 // SM90: wgmma.wait_group.sync.aligned 0
 // SM90-LABEL: .entry gemm_fp8
+// SM90: cp.async.bulk.tensor.2d
 // SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// SM80-NOT: cp.async.bulk
 // SM80-LABEL: .entry gemm_bf16
 // SM80: cp.async.cg.shared.global
 // SM80: ldmatrix.sync.aligned.m8n8.x4.shared.b16

@@ -7,7 +7,7 @@
 // CHECK-LABEL: llvm.func @row_max
 // CHECK-SAME: nvvm.kernel
 // CHECK-SAME: nvvm.reqntid = array<i32: 64, 1, 1>
-// CHECK-SAME: tile.metadata = {block = [64, 1, 1], cluster = [1, 1, 1], name = "row_max", params = [{elem = "f32", kind = "ptr", name = "arg0"}, {kind = "i32", name = "arg1"}], shared_bytes = 16 : i64, target = "sm_90a"}
+// CHECK-SAME: tile.metadata = {block = [64, 1, 1], cluster = [1, 1, 1], name = "row_max", params = [{elem = "f32", kind = "ptr", name = "arg0"}, {kind = "i32", name = "arg1"}], shared_bytes = 16 : i64, target = "sm_90a", tensor_maps = []}
 // CHECK: nvvm.read.ptx.sreg.tid.x
 // 16-byte vector loads when the view is contiguous and aligned ...
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>

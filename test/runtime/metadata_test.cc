@@ -81,7 +81,10 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
         {"name": "c", "kind": "ptr", "elem": "bf16"},
         {"name": "m", "kind": "i32"}, {"name": "k", "kind": "i64"},
         {"name": "alpha", "kind": "f32"}, {"name": "beta", "kind": "f64"}],
-      "tensor_maps": [{"param": "a", "rank": 2}],
+      "tensor_maps": [{"param": 6, "elem": "bf16", "base": 1,
+                       "sizes": [{"arg": 2}, {"arg": 3}],
+                       "strides": [{"arg": 3}, {"value": 1}],
+                       "box": [8, 64], "swizzle": 128}],
       "registers": 168
     }, {"name": "empty", "block": [32, 1, 1], "shared_bytes": 0,
         "cluster": [1, 1, 1], "params": [], "tensor_maps": []})"));
@@ -95,7 +98,19 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
   EXPECT_EQ(gemm.params[3].kind, ParamKind::kI64);
   EXPECT_EQ(gemm.params[4].kind, ParamKind::kF32);
   EXPECT_EQ(gemm.params[5].kind, ParamKind::kF64);
-  EXPECT_THAT(gemm.tensor_maps, ElementsAre(R"({"param":"a","rank":2})"));
+  ASSERT_EQ(gemm.tensor_maps.size(), 1u);
+  const TensorMapInfo &map = gemm.tensor_maps[0];
+  EXPECT_EQ(map.param, 6);
+  EXPECT_EQ(map.elem, "bf16");
+  EXPECT_EQ(map.base, 1);
+  ASSERT_EQ(map.sizes.size(), 2u);
+  EXPECT_EQ(map.sizes[0].arg, 2);
+  EXPECT_EQ(map.sizes[1].arg, 3);
+  EXPECT_EQ(map.strides[0].arg, 3);
+  EXPECT_EQ(map.strides[1].arg, -1);
+  EXPECT_EQ(map.strides[1].value, 1);
+  EXPECT_THAT(map.box, ElementsAre(8u, 64u));
+  EXPECT_EQ(map.swizzle, 128u);
   EXPECT_TRUE(info->kernels[1].params.empty());
 }
 
@@ -207,6 +222,58 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"TensorMapNotObject",
                 WithSoftmax(R"("tensor_maps": [])", R"("tensor_maps": [1])"),
                 "tensor_maps[0]: expected object, got number"},
+        BadCase{"TensorMapNotHidden",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 1, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 2}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [8, 32], "swizzle": 128}])"),
+                "tensor_maps[0].param: tensor map 0 must be parameter 4 "
+                "(hidden parameters follow the declared ones), got 1"},
+        BadCase{"TensorMapBaseNotPtr",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 2, "sizes": [{"arg": 2}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [8, 32], "swizzle": 128}])"),
+                "tensor_maps[0].base: 2 is not a ptr parameter"},
+        BadCase{"TensorMapSizeNotInteger",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 1}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [8, 32], "swizzle": 128}])"),
+                "tensor_maps[0].sizes[0].arg: 1 is not an i32 or i64 "
+                "parameter"},
+        BadCase{"TensorMapRankMismatch",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 2}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [8, 32], "swizzle": 128}])"),
+                "sizes, strides and box must have one entry per dimension"},
+        BadCase{"TensorMapInnerStride",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 2}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"arg": 2}],
+                               "box": [8, 32], "swizzle": 128}])"),
+                "tensor_maps[0].strides: the last stride must be 1"},
+        BadCase{"TensorMapBoxTooLarge",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 2}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [512, 32], "swizzle": 128}])"),
+                "tensor_maps[0].box[0]: a TMA box holds at most 256 per "
+                "dimension"},
+        BadCase{"TensorMapSwizzle",
+                WithSoftmax(R"("tensor_maps": [])",
+                            R"("tensor_maps": [{"param": 4, "elem": "f32",
+                               "base": 0, "sizes": [{"arg": 2}, {"arg": 3}],
+                               "strides": [{"arg": 3}, {"value": 1}],
+                               "box": [8, 32], "swizzle": 48}])"),
+                "tensor_maps[0].swizzle: expected 0, 32, 64 or 128, got 48"},
         BadCase{"DuplicateKernel",
                 Document(absl::StrCat(kSoftmaxKernel, ",", kSoftmaxKernel)),
                 "kernels[1]: duplicate kernel name 'softmax_f32'"}),

@@ -1,0 +1,231 @@
+//===- TmaLowering.cpp - TMA bulk tensor copies and mbarriers -------------===//
+//
+// The ops of the TMA pipeline (tile-pipeline-loads on sm_90+):
+//
+// - tile.make_tensor_map is a hidden kernel parameter (KernelLowering
+//   appends it, a 128-byte CUtensorMap passed by value as a grid constant)
+//   and lowers to that parameter's address.
+// - tile.tma_copy issues one `cp.async.bulk.tensor.2d` per box from lanes
+//   of the first warp; the TMA unit writes each box in the tensor map's
+//   swizzle, which, for stages that start on a 1024-byte period, is the
+//   layout the tensor-core lowerings read (see OperandStaging.h).
+// - tile.mbarrier_init, _expect and _wait are mbarrier.init (then the
+//   fence that publishes it and a barrier), mbarrier.arrive.expect_tx by
+//   thread 0, and a try_wait.parity loop by every thread.
+// - tile.view_aligned tests base and strides for the 16-byte alignment
+//   tensor maps need, as the runtime does before it encodes one.
+// - tile.barrier is bar.sync 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Patterns.h"
+#include "lowering/TensorCore/OperandStaging.h"
+
+#include "dialect/TileDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Whether this is thread 0 of the program (the thread that initializes
+/// and arrives on mbarriers).
+Value isThreadZero(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
+                              i32Const(b, loc, 0));
+}
+
+/// The address (ptr<3>) of mbarrier `index` (i32) of a barrier buffer.
+Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
+  return sharedByte(
+      b, loc, barriers,
+      LLVM::MulOp::create(b, loc, index, i32Const(b, loc, 8)).getResult());
+}
+
+struct MakeTensorMapLowering : public OpConversionPattern<MakeTensorMapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MakeTensorMapOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto index = op->getAttrOfType<IntegerAttr>(
+        TileDialect::kTensorMapParamAttrName);
+    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    if (!index || !func)
+      return op.emitOpError("has no kernel parameter; it must be in a "
+                            "kernel");
+    rewriter.replaceOp(op, func.getArgument(index.getInt()));
+    return success();
+  }
+};
+
+struct ViewAlignedLowering : public OpConversionPattern<ViewAlignedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ViewAlignedOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i64 = b.getI64Type();
+    auto isZero = [&](Value v) {
+      return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, v,
+                                  i64Const(b, loc, 0));
+    };
+    auto aligned16 = [&](Value v) {
+      return isZero(LLVM::AndOp::create(b, loc, v, i64Const(b, loc, 15)));
+    };
+    Value all = LLVM::ConstantOp::create(b, loc, b.getI1Type(),
+                                         b.getBoolAttr(true));
+    for (auto [view, values] : llvm::zip(op.getViews(), adaptor.getViews())) {
+      auto type = cast<ViewType>(view.getType());
+      int64_t rank = type.getRank();
+      int64_t bytes = getScratchElementBytes(type.getElementType());
+      Value base = LLVM::PtrToIntOp::create(b, loc, i64, values[0]);
+      all = LLVM::AndOp::create(b, loc, all, aligned16(base));
+      for (int64_t d = 0; d + 1 < rank; ++d) {
+        Value stride = values[1 + rank + d];
+        all = LLVM::AndOp::create(
+            b, loc, all,
+            aligned16(LLVM::MulOp::create(b, loc, stride,
+                                          i64Const(b, loc, bytes))));
+      }
+      Value last = values[2 * rank];
+      all = LLVM::AndOp::create(
+          b, loc, all,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, last,
+                               i64Const(b, loc, 1)));
+    }
+    rewriter.replaceOp(op, all);
+    return success();
+  }
+};
+
+struct MBarrierInitLowering : public OpConversionPattern<MBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value first = isThreadZero(b, loc);
+    Value count = i32Const(b, loc, op.getCount());
+    int64_t barriers = op.getBarriers().getType().getShape()[0];
+    for (int64_t i = 0; i < barriers; ++i)
+      NVVM::MBarrierInitOp::create(
+          b, loc, barrierAt(b, loc, adaptor.getBarriers(), i32Const(b, loc, i)),
+          count, first);
+    // Publish the initialized barriers to the TMA unit and every thread.
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    ctaBarrier(b, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierExpectLowering : public OpConversionPattern<MBarrierExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, /*res=*/Type(),
+        barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        i32Const(b, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, isThreadZero(b, loc));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : public OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    // The suspend-time hint of each try (ns) before the loop tries again.
+    constexpr int64_t kSuspendHint = 0x989680;
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        adaptor.getPhase(), i32Const(b, loc, kSuspendHint));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SharedBufferType bufferType = op.getBuffer().getType();
+    TensorMapType mapType = op.getMap().getType();
+    auto swizzle = cast<SwizzleAttr>(bufferType.getSwizzle());
+    DotStaging stage = getStageLayout(bufferType);
+    int64_t boxRows = mapType.getBox()[0];
+    int64_t boxes = stage.m / boxRows;
+    Value stageBase =
+        sharedByte(b, loc, adaptor.getBuffer().front(),
+                   LLVM::MulOp::create(b, loc, adaptor.getStage().front(),
+                                       i32Const(b, loc,
+                                                getStageBytes(bufferType))));
+    Value barrier =
+        barrierAt(b, loc, adaptor.getBarriers().front(),
+                  adaptor.getBarrier().front());
+    Value row0 = adaptor.getOffsets()[0].front();
+    Value col0 = adaptor.getOffsets()[1].front();
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    // Box j (rows j·boxRows ..) is issued by thread j of the first warp.
+    for (int64_t first = 0; first < boxes; first += 32) {
+      Value box = LLVM::AddOp::create(b, loc, tid, i32Const(b, loc, first));
+      Value issues = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ult, tid,
+          i32Const(b, loc, std::min<int64_t>(32, boxes - first)));
+      Value row = LLVM::MulOp::create(b, loc, box, i32Const(b, loc, boxRows));
+      Value stagedRow =
+          swizzle.getWgmmaWarps()
+              ? getWgmmaStagedRow(b, loc, row, swizzle.getWgmmaWarps())
+              : row;
+      Value dst = sharedByte(
+          b, loc, stageBase,
+          LLVM::MulOp::create(b, loc, stagedRow,
+                              i32Const(b, loc, stage.rowBytes)));
+      // Coordinates innermost first: column, then row.
+      SmallVector<Value> coords = {
+          col0, LLVM::AddOp::create(b, loc, row0, row).getResult()};
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, dst, adaptor.getMap().front(), coords, barrier,
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issues);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierLowering : public OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ctaBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTmaPatterns(TileTypeConverter &converter,
+                                     RewritePatternSet &patterns) {
+  patterns.add<MakeTensorMapLowering, ViewAlignedLowering,
+               MBarrierInitLowering, MBarrierExpectLowering,
+               MBarrierWaitLowering, TmaCopyLowering, BarrierLowering>(
+      converter, patterns.getContext());
+}

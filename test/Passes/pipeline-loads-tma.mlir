@@ -1,0 +1,111 @@
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_80 -canonicalize -tile-pipeline-loads=target=sm_80 -canonicalize -cse | FileCheck %s --check-prefix=SM80
+
+// On a target with TMA the loop is versioned on the views' alignment: TMA
+// copies into the ring when both views are 16-byte aligned, the cp.async
+// ring otherwise; both versions fill the same buffers. A's rows are staged
+// in wgmma order, so its tensor map moves boxes of 8 rows; B's moves whole
+// 128-row tiles.
+// CHECK-LABEL: func.func @k_loop
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i32
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
+// CHECK: %[[VA:.*]] = tile.make_view %arg0
+// CHECK: %[[VB:.*]] = tile.make_view %arg1
+// CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+// CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[MA:.*]] = tile.make_tensor_map %[[VA]] : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[MB:.*]] = tile.make_tensor_map %[[VB]] : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[BARS:.*]] = tile.alloc_shared : !tile.smem<4xi64>
+// CHECK: tile.mbarrier_init %[[BARS]] count 1
+// CHECK: %[[OK:.*]] = tile.view_aligned %[[VA]], %[[VB]]
+// CHECK: scf.if %[[OK]]
+// Prologue: iterations 0 and 1, each stage's 32 KiB announced on its
+// barrier before its copies.
+// CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C0]]], 32768
+// CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]], %[[BARS]][%[[C0]]]
+// CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C0]]], %[[RB]][%[[C0]]], %[[BARS]][%[[C0]]]
+// CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C1]]], 32768
+// CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]], %[[BARS]][%[[C1]]]
+// CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C64]]], %[[RB]][%[[C1]]], %[[BARS]][%[[C1]]]
+// Iteration i waits for phase (i / 4) % 2 of barrier i % 4, then (after a
+// barrier of all threads) refills stage (i + 2) % 4.
+// CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT:   %[[IT:.*]] = arith.divui %[[IV]], %[[C64]]
+// CHECK-NEXT:   %[[READ:.*]] = arith.remui %[[IT]], %[[C4]]
+// CHECK-NEXT:   %[[ROUND:.*]] = arith.divui %[[IT]], %[[C4]]
+// CHECK-NEXT:   %[[PHASE:.*]] = arith.andi %[[ROUND]], %[[C1]]
+// CHECK-NEXT:   tile.mbarrier_wait %[[BARS]][%[[READ]]] phase %[[PHASE]]
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   %[[IT2:.*]] = arith.addi %[[IT]], %{{.*}}
+// CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C4]]
+// CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[IV]], %{{.*}}
+// CHECK-NEXT:   tile.mbarrier_expect %[[BARS]][%[[WRITE]]], 32768
+// CHECK-NEXT:   tile.tma_copy %[[MA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
+// CHECK-NEXT:   tile.tma_copy %[[MB]][%[[C0]], %[[NEXT]]], %[[RB]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
+// CHECK-NEXT:   tile.load_stage %[[RA]][%[[READ]]]
+// CHECK-NEXT:   tile.load_stage %[[RB]][%[[READ]]]
+// CHECK-NEXT:   tile.transpose
+// CHECK-NEXT:   tile.dot {{.*}} async
+// CHECK-NEXT:   tile.dot_wait {{.*}} pending 1
+// CHECK-NEXT:   scf.yield
+// CHECK-NEXT: }
+// After the loop: the two copies still in flight are waited for.
+// CHECK-NEXT: tile.dot_wait {{.*}} pending 0
+// CHECK-COUNT-2: tile.mbarrier_wait %[[BARS]]
+// CHECK: } else {
+// CHECK: tile.async_copy %[[VA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]]
+// CHECK: tile.async_wait 1
+// CHECK: tile.async_wait 0
+// CHECK: }
+// SM80-LABEL: func.func @k_loop
+// SM80-NOT: tile.tma_copy
+// SM80-NOT: scf.if
+// SM80: tile.async_copy
+func.func @k_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %vb = tile.make_view %b[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %kk = %c0 to %k step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tb = tile.load %vb[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tbt = tile.transpose %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tbt, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %vy = tile.make_view %y[%m, %m] strides[%m, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  tile.store %acc, %vy[%c0, %c0] : tensor<128x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// A view whose extents are computed in the kernel cannot be described by a
+// tensor map the runtime encodes from the arguments: cp.async only.
+// CHECK-LABEL: func.func @computed_view
+// CHECK-NOT: tile.make_tensor_map
+// CHECK-NOT: scf.if
+// CHECK: tile.async_copy
+func.func @computed_view(%a: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %half = arith.divui %m, %c64 : i32
+  %va = tile.make_view %a[%half, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %kk = %c0 to %k step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tb = tile.load %va[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tbt = tile.transpose %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tbt, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %vy = tile.make_view %a[%m, %m] strides[%m, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %out, %vy[%c0, %c0] : tensor<128x128xbf16>, !tile.view<?x?xbf16>
+  return
+}

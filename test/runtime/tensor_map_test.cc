@@ -1,0 +1,85 @@
+// What the runtime encodes for a kernel's hidden tensor maps, checked
+// without a driver: dimensions innermost first, byte strides, and no map
+// for views TMA cannot describe.
+#include "runtime/tensor_map.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+using ::testing::HasSubstr;
+
+// gemm(x: ptr bf16, m: i32, k: i32) with a tensor map over x (m, k).
+KernelInfo GemmKernel() {
+  KernelInfo kernel;
+  kernel.name = "gemm";
+  kernel.params = {{"x", ParamKind::kPtr, "bf16"},
+                   {"m", ParamKind::kI32, ""},
+                   {"k", ParamKind::kI32, ""}};
+  TensorMapInfo map;
+  map.param = 3;
+  map.elem = "bf16";
+  map.base = 0;
+  map.sizes = {{1, 0}, {2, 0}};
+  map.strides = {{2, 0}, {-1, 1}};
+  map.box = {8, 64};
+  map.swizzle = 128;
+  kernel.tensor_maps = {map};
+  return kernel;
+}
+
+TEST(TensorMapTest, PlansInnermostFirstWithByteStrides) {
+  KernelInfo kernel = GemmKernel();
+  std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),
+                                 KernelArg::I32(300), KernelArg::I32(4096)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_TRUE(request->encode);
+  EXPECT_EQ(request->rank, 2u);
+  EXPECT_EQ(request->address, 0x10000u);
+  EXPECT_EQ(request->dims[0], 4096u);
+  EXPECT_EQ(request->dims[1], 300u);
+  EXPECT_EQ(request->strides[0], 8192u);
+  EXPECT_EQ(request->box[0], 64u);
+  EXPECT_EQ(request->box[1], 8u);
+  EXPECT_EQ(request->element_strides[0], 1u);
+  EXPECT_EQ(request->data_type, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(request->swizzle, cu::CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+TEST(TensorMapTest, UnalignedViewsGetNoMap) {
+  KernelInfo kernel = GemmKernel();
+  // Rows of 4127 bf16 are 8254 bytes apart: not a multiple of 16.
+  std::vector<KernelArg> odd_k = {KernelArg::DevicePtr(0x10000),
+                                  KernelArg::I32(300), KernelArg::I32(4127)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], odd_k);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_FALSE(request->encode);
+  // A base 8 bytes past a 16-byte boundary.
+  std::vector<KernelArg> odd_base = {KernelArg::DevicePtr(0x10008),
+                                     KernelArg::I32(300), KernelArg::I32(64)};
+  request = PlanTensorMap(kernel, kernel.tensor_maps[0], odd_base);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_FALSE(request->encode);
+}
+
+TEST(TensorMapTest, RejectsSizesNoTensorHas) {
+  KernelInfo kernel = GemmKernel();
+  std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),
+                                 KernelArg::I32(0), KernelArg::I32(64)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_FALSE(request.ok());
+  EXPECT_THAT(request.status().message(),
+              HasSubstr("a size of the tensor map over 'x' is argument 1 "
+                        "('m') = 0; expected 1 to 2^32"));
+}
+
+} // namespace
+} // namespace tilec
