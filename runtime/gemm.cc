@@ -6,7 +6,9 @@
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/launch.h"
+#include "runtime/context.h"
 #include "runtime/module.h"
+#include "runtime/scratch.h"
 
 namespace tilec {
 
@@ -60,14 +62,58 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
       CheckStream(**driver, stream, (*kernel)->context(), *device));
   // Every extent fits in int32: the element counts do.
   const int m = int(x.shape[0]), k = int(x.shape[1]), n = int(w.shape[0]);
-  const KernelArg args[] = {KernelArg::Ptr(x.data),     KernelArg::Ptr(w.data),
-                            KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
-                            KernelArg::I32(m),          KernelArg::I32(n),
-                            KernelArg::I32(k)};
   const uint32_t grid_n = uint32_t((n + kGemmTileN - 1) / kGemmTileN);
   const uint32_t grid_m = uint32_t((m + kGemmTileM - 1) / kGemmTileM);
-  return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
-                           PointerCheck::kSkip);
+  auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
+    const KernelArg args[] = {
+        KernelArg::DevicePtr(xs),   KernelArg::DevicePtr(ws),
+        KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
+        KernelArg::I32(m),          KernelArg::I32(n),
+        KernelArg::I32(ks)};
+    return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
+                             PointerCheck::kSkip);
+  };
+  const int64_t element_bytes = x.dtype == DType::kBF16 ? 2 : 1;
+  const int64_t row_bytes = k * element_bytes;
+  auto aligned = [](const void *p) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+  };
+  if (row_bytes % 16 == 0 && aligned(x.data) && aligned(w.data))
+    return gemm(reinterpret_cast<uintptr_t>(x.data),
+                reinterpret_cast<uintptr_t>(w.data), k);
+
+  // Rows that are not 16-byte aligned (K = 4127): TMA cannot read them and
+  // element loads in the K loop are slow, so both operands are first
+  // copied into rows padded with zeros to a multiple of 16 bytes, in
+  // scratch of the call's stream, and multiplied from there.
+  absl::StatusOr<const Kernel *> pad =
+      GetEmbeddedKernel("pad_rows", "pad_rows", *device);
+  if (!pad.ok())
+    return pad.status();
+  const int64_t padded_bytes = (row_bytes + 15) / 16 * 16;
+  const size_t x_bytes = size_t(m) * padded_bytes;
+  const size_t w_bytes = size_t(n) * padded_bytes;
+  auto pad_rows = [&](const void *src, cu::CUdeviceptr dst, int rows) {
+    const KernelArg args[] = {
+        KernelArg::Ptr(src),           KernelArg::DevicePtr(dst),
+        KernelArg::I32(rows),          KernelArg::I32(int(row_bytes)),
+        KernelArg::I32(int(row_bytes)), KernelArg::I32(int(padded_bytes))};
+    return (*pad)->Launch({uint32_t((rows + 3) / 4),
+                           uint32_t((padded_bytes + 1023) / 1024), 1},
+                          args, stream, PointerCheck::kSkip);
+  };
+  ScopedContext scope(**driver, (*kernel)->context());
+  if (!scope.status().ok())
+    return scope.status();
+  const ScratchRequest requests[] = {{x_bytes, /*zeroed=*/false},
+                                     {w_bytes, /*zeroed=*/false}};
+  return ScratchFor(**driver, (*kernel)->context())
+      .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+        TILEC_RETURN_IF_ERROR(pad_rows(x.data, buffers[0], m));
+        TILEC_RETURN_IF_ERROR(pad_rows(w.data, buffers[1], n));
+        return gemm(buffers[0], buffers[1],
+                    int(padded_bytes / element_bytes));
+      });
 }
 
 } // namespace tilec

@@ -26,8 +26,12 @@ absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
 // ValidateGemm, then every tensor must be device (or managed) memory of one
 // device inside one allocation, and `stream` a stream of that device's
 // primary context (null: its legacy default stream); then one launch there,
-// on `stream`, the caller's context current again afterwards. Nothing is
-// cached between calls: every call reads its inputs afresh.
+// on `stream`, the caller's context current again afterwards. When x's or
+// w's rows are not 16-byte aligned (K * element size not a multiple of 16,
+// or an unaligned base) both are first copied into zero-padded rows in
+// scratch of `stream` (runtime/scratch.h; kernels_dsl/pad_rows.mlir), three
+// launches in all. Nothing is cached between calls: every call reads its
+// inputs afresh.
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                   const TensorRef &scale, const TensorRef &y,
                   CUstream stream = nullptr);

@@ -12,7 +12,9 @@
 #include <random>
 #include <vector>
 
+#include "runtime/embedded.h"
 #include "runtime/gemm.h"
+#include "runtime/kernel.h"
 #include "test/support/device_fixture.h"
 #include "gtest/gtest.h"
 
@@ -94,20 +96,42 @@ protected:
   }
 
   // Runs one GEMM and checks every element against the reference.
+  // How a GEMM is launched: through the Gemm entry point (which pads rows
+  // that are not 16-byte aligned), or the kernel itself with whatever
+  // alignment the operands have (its in-kernel cp.async path).
+  enum class Via { kEntryPoint, kKernel };
+
   void Check(DType dtype, int m, int n, int k, const Operand &x,
              const Operand &w, const std::vector<float> &scale,
-             CUdeviceptr dx, CUdeviceptr dw, CUdeviceptr ds) {
+             CUdeviceptr dx, CUdeviceptr dw, CUdeviceptr ds,
+             Via via = Via::kEntryPoint) {
     // All bits set: NaN in bf16. Rounded up to whole words.
     size_t words = (size_t(m) * n + 1) / 2;
     CUdeviceptr dy = Alloc(words * 4);
     ASSERT_EQ(driver_->api().cuMemsetD32_v2(dy, 0xFFFFFFFFu, words), 0);
-    absl::Status status =
-        Gemm(TensorRef::Contiguous(reinterpret_cast<void *>(dx), dtype, {m, k}),
-             TensorRef::Contiguous(reinterpret_cast<void *>(dw), dtype, {n, k}),
-             TensorRef::Contiguous(reinterpret_cast<void *>(ds), DType::kF32,
-                                   {n}),
-             TensorRef::Contiguous(reinterpret_cast<void *>(dy), DType::kBF16,
-                                   {m, n}));
+    absl::Status status;
+    if (via == Via::kEntryPoint) {
+      status = Gemm(
+          TensorRef::Contiguous(reinterpret_cast<void *>(dx), dtype, {m, k}),
+          TensorRef::Contiguous(reinterpret_cast<void *>(dw), dtype, {n, k}),
+          TensorRef::Contiguous(reinterpret_cast<void *>(ds), DType::kF32,
+                                {n}),
+          TensorRef::Contiguous(reinterpret_cast<void *>(dy), DType::kBF16,
+                                {m, n}));
+    } else {
+      absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
+          "gemm", dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8", 0);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      const KernelArg args[] = {KernelArg::DevicePtr(dx),
+                                KernelArg::DevicePtr(dw),
+                                KernelArg::DevicePtr(ds),
+                                KernelArg::DevicePtr(dy),
+                                KernelArg::I32(m),
+                                KernelArg::I32(n),
+                                KernelArg::I32(k)};
+      status = (*kernel)->Launch(
+          {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), 1}, args);
+    }
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
     std::vector<uint16_t> y(size_t(m) * n);
@@ -153,6 +177,17 @@ protected:
                                              w2.bytes.size()),
               0);
     Check(dtype, s.m, s.n, s.k, x, w2, scale, dx, dw, ds);
+    // The kernel launched directly: TMA when the rows are 16-byte aligned,
+    // its own cp.async ring with element loads otherwise (K = 4127).
+    Check(dtype, s.m, s.n, s.k, x, w2, scale, dx, dw, ds, Via::kKernel);
+    // x one element past a 16-byte boundary: the entry point pads it.
+    const size_t bytes = x.bytes.size();
+    const size_t element = dtype == DType::kBF16 ? 2 : 1;
+    CUdeviceptr shifted = Alloc(bytes + 16);
+    ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(shifted + element,
+                                             x.bytes.data(), bytes),
+              0);
+    Check(dtype, s.m, s.n, s.k, x, w2, scale, shifted + element, dw, ds);
   }
 
   std::mt19937 rng_{std::random_device{}()};
