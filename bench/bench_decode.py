@@ -31,7 +31,7 @@ from timing import l2_flusher, time_median
 DECK = [(8, 32, 8, 128, 1024), (32, 32, 8, 128, 2048), (4, 64, 8, 128, 4096),
         (16, 32, 8, 128, 1535), (8, 16, 4, 64, 2000)]
 TRITON_US = [45, 92, 70, 63, 99]
-RUNS = 100
+RUNS = 50
 COPIES = 3
 PAGE = 16
 
@@ -82,15 +82,35 @@ def reference(q, kv, table, lens):
     return out
 
 
-_module = None
+_modules = {}
 
 
-def raw_decode(q, kv, table, lens, out, pps, scratch):
+def module(variant):
+    """The embedded kernels ("tilec"), or another build of them named in
+    TILEC_DECODE_VARIANTS="name=a.ptx,a.json;..." (to compare versions of
+    the kernel source in one run)."""
+    if variant not in _modules:
+        if variant == "tilec":
+            _modules[variant] = tilec.Module.embedded("paged_decode")
+        else:
+            ptx, meta = variants()[variant]
+            _modules[variant] = tilec.Module.from_files(ptx, meta)
+    return _modules[variant]
+
+
+def variants():
+    result = {}
+    for spec in filter(None, os.environ.get("TILEC_DECODE_VARIANTS",
+                                            "").split(";")):
+        name, files = spec.split("=")
+        result[name] = files.split(",")
+    return result
+
+
+def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):
     """The two kernels launched directly with `pps` pages per split (the
     runtime picks pps itself; this sweeps it)."""
-    global _module
-    if _module is None:
-        _module = tilec.Module.embedded("paged_decode")
+    _module = module(variant)
     b, h, d = q.shape
     hkv = kv.shape[2]
     width = table.shape[1]
@@ -104,23 +124,28 @@ def raw_decode(q, kv, table, lens, out, pps, scratch):
         ((b * h + 15) // 16,), pm, pl, pacc, out, b * h, splits)
 
 
-def sweep(inputs, flush, length):
-    """Median us per pages-per-split value, for the split heuristic."""
+def sweep(inputs, flush, ref, variant):
+    """Median us per pages-per-split value, for the split heuristic; None
+    when the variant's output is wrong."""
     q, kv, table, lens = inputs[0]
     b, h, d = q.shape
     width = table.shape[1]
     result = {}
-    for pps in (4, 8, 16, 32, 64, 128):
+    for pps in (4, 8, 16, 32, 64):
         if pps > 4 and (pps // 2) >= width:
             break
         splits = (width + pps - 1) // pps
         scratch = (torch.empty(splits * b * h, device="cuda"),
                    torch.empty(splits * b * h, device="cuda"),
                    torch.empty(splits * b * h * d, device="cuda"))
-        out = torch.empty_like(q)
+        out = torch.full_like(q, float("nan"))
+        raw_decode(*inputs[0], out, pps, scratch, variant)
+        if not torch.allclose(out.float(), ref, atol=0.02, rtol=0.02):
+            return None
         result[pps] = time_median(
-            lambda i: raw_decode(*inputs[i % COPIES], out, pps, scratch),
-            flush, 30, warmup=3)
+            lambda i: raw_decode(*inputs[i % COPIES], out, pps, scratch,
+                                 variant),
+            flush, 15, warmup=2)
     return result
 
 
@@ -171,9 +196,11 @@ def main():
               f"  max err {err:.4f} (torch {base_err:.4f})"
               f"{'' if good else '  WRONG'}")
         if os.environ.get("SWEEP", "1") == "1":
-            print("    pages per split -> us: " + ", ".join(
-                f"{k}: {v:.1f}" for k, v in sweep(inputs, flush,
-                                                  length).items()))
+            for variant in ["tilec"] + list(variants()):
+                times = sweep(inputs, flush, ref, variant)
+                print(f"    {variant:>6} pages per split -> us: " + (
+                    "WRONG" if times is None else ", ".join(
+                        f"{k}: {v:.1f}" for k, v in times.items())))
         rows.append(dict(shape=[b, h, hkv, d, length], tilec_us=ours,
                          torch_us=peer, triton_us=triton, tbs=tbs,
                          floor_us=floor, max_err=err, correct=good))

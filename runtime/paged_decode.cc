@@ -21,8 +21,12 @@ constexpr char kModuleName[] = "paged_decode";
 // Query heads per program (the MMA's M) and pages per kernel step.
 constexpr int64_t kHeadsPerProgram = 16;
 constexpr int64_t kPagesPerStep = 4;
-// Programs to aim for: two waves of the H200's 132 SMs.
-constexpr int64_t kTargetPrograms = 264;
+// Programs to aim for, and the span of pages one takes: measured on the
+// H200 over the deck shapes (bench_decode.py's sweep), spans of 16 to 32
+// pages (4 to 8 steps) won at every batch size, with about 4 programs per
+// SM: fewer leave SMs idle, more pay for the combine.
+constexpr int64_t kTargetPrograms = 512;
+constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 32;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
@@ -38,8 +42,8 @@ int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
   const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
   const int64_t splits = std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
   const int64_t pages = CeilDiv(width, splits);
-  return int(std::max(kPagesPerStep,
-                      CeilDiv(pages, kPagesPerStep) * kPagesPerStep));
+  return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
+                        kMinPagesPerSplit, kMaxPagesPerSplit));
 }
 
 absl::Status ValidatePagedDecode(const TensorRef &query,

@@ -544,13 +544,16 @@ TEST(PagedDecodeValidation, NamesTheArgument) {
 }
 
 TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
-  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages.
+  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages (the
+  // least; 8 programs per pair would take 8 pages each).
   EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);
-  // 256 programs: two spans.
-  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 64);
-  // Always a multiple of the kernel's 4-page step.
-  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 5) % 4, 0);
-  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 4);
+  // 256 pairs of 128 pages: spans of 32 pages, the most.
+  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 32);
+  // 32 pairs of 256 pages: 16 spans.
+  EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 16);
+  // 128 pairs of 96 pages: 4 spans of 24.
+  EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 24);
+  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 16);
 }
 
 // The entry points check before they touch the driver or load a module, so
