@@ -8,6 +8,7 @@
     values, indices = tilec.topk(x, 64)     # torch.topk(x, 64) semantics
     y = tilec.softmax(x)                     # torch.softmax(x, dim=-1)
     y = tilec.gemm(x, w, scale)              # bf16((x @ w.T).float() * scale)
+    out = tilec.paged_decode(q, kv_cache, block_table, seq_lens)
 
 Arguments are converted per the kernel's metadata: tensors and ints go to
 ``ptr`` parameters, ints to ``i32``/``i64``, ints or floats to
@@ -605,7 +606,7 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
     bt = _TensorArg(block_table, "block_table", handle)
     lt = _TensorArg(seq_lens, "seq_lens", handle)
     if out is None:
-        out = _empty(query, tuple(query.shape), "bf16", "out")
+        out = _empty(query, tuple(qt.shape), "bf16", "out")
     ot = _TensorArg(out, "out", handle)
     cq, ck, cb, cl = qt.as_c(), kt.as_c(), bt.as_c(), lt.as_c()
     co = ot.as_c(output=True)
