@@ -62,7 +62,8 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     unsigned rank = op.getIndices().size(), last = rank - 1;
     ValueRange view = adaptor.getView();
     Value base = view[0];
-    ValueRange sizes = view.slice(1, rank), strides = view.slice(1 + rank, rank);
+    ValueRange sizes = view.slice(1, rank),
+               strides = view.slice(1 + rank, rank);
     SmallVector<ValueRange> indices(adaptor.getIndices().begin(),
                                     adaptor.getIndices().end());
     Value zero = LLVM::ConstantOp::create(b, loc, elementType,
@@ -93,10 +94,12 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
           ob, loc, inBounds,
           [&](OpBuilder &tb, Location l) {
             scf::YieldOp::create(
-                tb, l, LLVM::LoadOp::create(tb, l, elementType, address)
-                           .getResult());
+                tb, l,
+                LLVM::LoadOp::create(tb, l, elementType, address).getResult());
           },
-          [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, zero); });
+          [&](OpBuilder &eb, Location l) {
+            scf::YieldOp::create(eb, l, zero);
+          });
       return ifOp.getResult(0);
     };
 
@@ -116,21 +119,20 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
       Value address, inBounds;
       place(b, e, address, inBounds);
       Value firstCol = LLVM::SExtOp::create(b, loc, i64, indices[last][e]);
-      Value lastCol = LLVM::AddOp::create(b, loc, firstCol,
-                                          i64Const(b, loc, vec - 1));
+      Value lastCol =
+          LLVM::AddOp::create(b, loc, firstCol, i64Const(b, loc, vec - 1));
       Value fast = LLVM::AndOp::create(b, loc, unitStride, inBounds);
-      fast = LLVM::AndOp::create(
-          b, loc, fast,
-          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, lastCol,
-                               sizes[last]));
+      fast = LLVM::AndOp::create(b, loc, fast,
+                                 LLVM::ICmpOp::create(b, loc,
+                                                      LLVM::ICmpPredicate::ult,
+                                                      lastCol, sizes[last]));
       Value addressBits = LLVM::PtrToIntOp::create(b, loc, i64, address);
       fast = LLVM::AndOp::create(
           b, loc, fast,
-          LLVM::ICmpOp::create(
-              b, loc, LLVM::ICmpPredicate::eq,
-              LLVM::AndOp::create(b, loc, addressBits,
-                                  i64Const(b, loc, bytes - 1)),
-              i64Const(b, loc, 0)));
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                               LLVM::AndOp::create(b, loc, addressBits,
+                                                   i64Const(b, loc, bytes - 1)),
+                               i64Const(b, loc, 0)));
       // The run is one vector only if its coordinates step by one along
       // the last dimension and stay put along the others.
       for (unsigned k = 1; k < vec; ++k) {
@@ -152,8 +154,9 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
           b, loc, fast,
           [&](OpBuilder &tb, Location l) {
             scf::YieldOp::create(
-                tb, l, LLVM::LoadOp::create(tb, l, vecType, address, bytes)
-                           .getResult());
+                tb, l,
+                LLVM::LoadOp::create(tb, l, vecType, address, bytes)
+                    .getResult());
           },
           [&](OpBuilder &eb, Location l) {
             Value v = LLVM::PoisonOp::create(eb, l, vecType);

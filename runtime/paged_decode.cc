@@ -40,7 +40,8 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
                              int64_t head_chunks, int64_t width) {
   const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
-  const int64_t splits = std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
+  const int64_t splits =
+      std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
   const int64_t pages = CeilDiv(width, splits);
   return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
                         kMinPagesPerSplit, kMaxPagesPerSplit));
@@ -63,9 +64,9 @@ absl::Status ValidatePagedDecode(const TensorRef &query,
     return absl::UnimplementedError(
         absl::StrCat("argument 'query' has head dim ", dim,
                      "; the paged-decode kernels take 64 or 128"));
-  TILEC_RETURN_IF_ERROR(CheckTensor(
-      "kv_cache", kv_cache, {DType::kBF16},
-      {kAnyExtent, kPagedDecodePageSize, kAnyExtent, 2 * dim}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("kv_cache", kv_cache, {DType::kBF16},
+                  {kAnyExtent, kPagedDecodePageSize, kAnyExtent, 2 * dim}));
   const int64_t pages = kv_cache.shape[0], kv_heads = kv_cache.shape[2];
   if (pages < 1 || kv_heads < 1)
     return Invalid("kv_cache",
@@ -92,16 +93,15 @@ absl::Status ValidatePagedDecode(const TensorRef &query,
   TILEC_RETURN_IF_ERROR(CheckInt32Elements("block_table", block_table));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("query", query, "out", out));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("kv_cache", kv_cache, "out", out));
-  TILEC_RETURN_IF_ERROR(
-      CheckNoOverlap("block_table", block_table, "out", out));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("block_table", block_table, "out", out));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("seq_lens", seq_lens, "out", out));
   // Programs run along the grid's y (kv heads × head groups) and z (batch).
   const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
   if (kv_heads * chunks > kMaxGridYZ)
     return absl::UnimplementedError(absl::StrCat(
-        "argument 'kv_cache' has ", kv_heads, " kv heads of ",
-        heads / kv_heads, " query heads each; the kernels take at most ",
-        kMaxGridYZ, " groups of 16 query heads"));
+        "argument 'kv_cache' has ", kv_heads, " kv heads of ", heads / kv_heads,
+        " query heads each; the kernels take at most ", kMaxGridYZ,
+        " groups of 16 query heads"));
   if (batch > kMaxGridYZ)
     return absl::UnimplementedError(
         absl::StrCat("argument 'query' has batch ", batch,
@@ -118,12 +118,12 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
-  absl::StatusOr<int> device = CheckDeviceTensors(
-      **driver, {{"query", &query},
-                 {"kv_cache", &kv_cache},
-                 {"block_table", &block_table},
-                 {"seq_lens", &seq_lens},
-                 {"out", &out}});
+  absl::StatusOr<int> device =
+      CheckDeviceTensors(**driver, {{"query", &query},
+                                    {"kv_cache", &kv_cache},
+                                    {"block_table", &block_table},
+                                    {"seq_lens", &seq_lens},
+                                    {"out", &out}});
   if (!device.ok())
     return device.status();
   const int64_t dim = query.shape[2];
@@ -133,8 +133,8 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   if (!split.ok())
     return split.status();
   absl::StatusOr<const Kernel *> combine = GetEmbeddedKernel(
-      kModuleName, d64 ? "paged_decode_combine_d64" : "paged_decode_combine_d128",
-      *device);
+      kModuleName,
+      d64 ? "paged_decode_combine_d64" : "paged_decode_combine_d128", *device);
   if (!combine.ok())
     return combine.status();
   TILEC_RETURN_IF_ERROR(
@@ -163,25 +163,31 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
       .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
         const cu::CUdeviceptr pm = buffers[0], pl = pm + stat_span,
                               pacc = pl + stat_span;
-        const KernelArg args[] = {
-            KernelArg::Ptr(query.data),       KernelArg::Ptr(kv_cache.data),
-            KernelArg::Ptr(block_table.data), KernelArg::Ptr(seq_lens.data),
-            KernelArg::DevicePtr(pm),         KernelArg::DevicePtr(pl),
-            KernelArg::DevicePtr(pacc),       KernelArg::I32(batch),
-            KernelArg::I32(heads),            KernelArg::I32(kv_heads),
-            KernelArg::I32(width),            KernelArg::I32(pages),
-            KernelArg::I32(splits),           KernelArg::I32(pps),
-            KernelArg::F32(scale)};
+        const KernelArg args[] = {KernelArg::Ptr(query.data),
+                                  KernelArg::Ptr(kv_cache.data),
+                                  KernelArg::Ptr(block_table.data),
+                                  KernelArg::Ptr(seq_lens.data),
+                                  KernelArg::DevicePtr(pm),
+                                  KernelArg::DevicePtr(pl),
+                                  KernelArg::DevicePtr(pacc),
+                                  KernelArg::I32(batch),
+                                  KernelArg::I32(heads),
+                                  KernelArg::I32(kv_heads),
+                                  KernelArg::I32(width),
+                                  KernelArg::I32(pages),
+                                  KernelArg::I32(splits),
+                                  KernelArg::I32(pps),
+                                  KernelArg::F32(scale)};
         const Dim3 grid = {uint32_t(splits), uint32_t(kv_heads * chunks),
                            uint32_t(batch)};
         TILEC_RETURN_IF_ERROR(
             (*split)->Launch(grid, args, stream, PointerCheck::kSkip));
         const KernelArg combine_args[] = {
-            KernelArg::DevicePtr(pm), KernelArg::DevicePtr(pl),
+            KernelArg::DevicePtr(pm),   KernelArg::DevicePtr(pl),
             KernelArg::DevicePtr(pacc), KernelArg::Ptr(out.data),
-            KernelArg::I32(int(rows)), KernelArg::I32(splits)};
-        const Dim3 combine_grid = {uint32_t(CeilDiv(rows, kHeadsPerProgram)),
-                                   1, 1};
+            KernelArg::I32(int(rows)),  KernelArg::I32(splits)};
+        const Dim3 combine_grid = {uint32_t(CeilDiv(rows, kHeadsPerProgram)), 1,
+                                   1};
         return (*combine)->Launch(combine_grid, combine_args, stream,
                                   PointerCheck::kSkip);
       });

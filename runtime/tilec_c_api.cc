@@ -15,8 +15,8 @@
 #include "runtime/embedded.h"
 #include "runtime/gemm.h"
 #include "runtime/module.h"
-#include "runtime/softmax.h"
 #include "runtime/paged_decode.h"
+#include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "runtime/validate.h"
 

@@ -59,8 +59,16 @@ std::ostream &operator<<(std::ostream &os, const Case &c) {
 // A deck shape: every sequence of length `len`, pages a permutation.
 Case Deck(int b, int h, int hkv, int d, int len, double scale = 1.0,
           double atol = 0.02, double rtol = 0.02) {
-  Case c{"", b, h, hkv, d, std::vector<int>(b, len), (len + kPage - 1) / kPage,
-         scale, atol, rtol};
+  Case c{"",
+         b,
+         h,
+         hkv,
+         d,
+         std::vector<int>(b, len),
+         (len + kPage - 1) / kPage,
+         scale,
+         atol,
+         rtol};
   c.name = "B" + std::to_string(b) + "_H" + std::to_string(h) + "_Hkv" +
            std::to_string(hkv) + "_D" + std::to_string(d) + "_L" +
            std::to_string(len);
@@ -79,8 +87,7 @@ protected:
   };
 
   size_t KvIndex(const Case &c, int page, int slot, int kvh, int col) const {
-    return ((size_t(page) * kPage + slot) * c.kv_heads + kvh) * 2 * c.dim +
-           col;
+    return ((size_t(page) * kPage + slot) * c.kv_heads + kvh) * 2 * c.dim + col;
   }
 
   uint16_t Random(std::normal_distribution<float> &normal) {
@@ -139,8 +146,7 @@ protected:
                       CUdeviceptr dout, CUstream stream = nullptr) {
     auto ref = [](CUdeviceptr ptr, DType dtype,
                   std::initializer_list<int64_t> shape) {
-      return TensorRef::Contiguous(reinterpret_cast<void *>(ptr), dtype,
-                                   shape);
+      return TensorRef::Contiguous(reinterpret_cast<void *>(ptr), dtype, shape);
     };
     return PagedDecode(
         ref(dq, DType::kBF16, {c.batch, c.heads, c.dim}),
@@ -207,8 +213,8 @@ protected:
           if (!(std::fabs(got - want) <= tol) || (len == 0 && got != 0.0)) {
             ++bad;
             ADD_FAILURE() << "out[" << b << ", " << h << ", " << d
-                          << "] = " << got << ", expected " << want
-                          << " (len " << len << ", tolerance " << tol << ")";
+                          << "] = " << got << ", expected " << want << " (len "
+                          << len << ", tolerance " << tol << ")";
           }
         }
       }
@@ -278,14 +284,14 @@ TEST_F(PagedDecodeGraphTest, ReplaysSeeNewLengthsTablesAndCache) {
     p = std::move(next);
     ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dq, p.q.data(), p.q.size() * 2),
               0);
-    ASSERT_EQ(
-        driver_->api().cuMemcpyHtoD_v2(dkv, p.kv.data(), p.kv.size() * 2), 0);
+    ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dkv, p.kv.data(), p.kv.size() * 2),
+              0);
     ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dtable, p.table.data(),
                                              p.table.size() * 4),
               0);
-    ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dlens, p.lens.data(),
-                                             p.lens.size() * 4),
-              0);
+    ASSERT_EQ(
+        driver_->api().cuMemcpyHtoD_v2(dlens, p.lens.data(), p.lens.size() * 4),
+        0);
     ASSERT_NO_FATAL_FAILURE(Poison(c, dout));
     ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
     ASSERT_EQ(api.graph_launch(exec, stream), 0);
@@ -299,8 +305,17 @@ TEST_F(PagedDecodeGraphTest, ReplaysSeeNewLengthsTablesAndCache) {
 
 Case Ragged(std::string name, int heads, int kv_heads, int dim,
             std::vector<int> lens, int width, bool share = false) {
-  Case c{std::move(name), int(lens.size()), heads, kv_heads, dim,
-         std::move(lens), width, 1.0, 0.02, 0.02, share};
+  Case c{std::move(name),
+         int(lens.size()),
+         heads,
+         kv_heads,
+         dim,
+         std::move(lens),
+         width,
+         1.0,
+         0.02,
+         0.02,
+         share};
   return c;
 }
 
@@ -336,16 +351,16 @@ INSTANTIATE_TEST_SUITE_P(
 // Small cases, also the ones the sanitizers run.
 INSTANTIATE_TEST_SUITE_P(
     Ragged, PagedDecodeGpuTest,
-    ::testing::Values(
-        Ragged("lens_d128", 32, 8, 128, {0, 1, 15, 17, 100, 333, 64, 16}, 24),
-        Ragged("lens_d64", 16, 4, 64, {1, 0, 257, 31}, 20),
-        Ragged("all_zero", 8, 2, 64, {0, 0}, 4),
-        Ragged("one_token", 8, 8, 128, {1, 1, 1}, 1),
-        Ragged("mha_group1", 4, 4, 64, {50, 7}, 5),
-        Ragged("group20", 40, 2, 128, {77, 200, 3}, 13),
-        Ragged("shared_pages", 32, 8, 128, {300, 250, 161}, 19,
-               /*share=*/true),
-        Ragged("long_split", 8, 1, 64, {5000, 4097}, 320)),
+    ::testing::Values(Ragged("lens_d128", 32, 8, 128,
+                             {0, 1, 15, 17, 100, 333, 64, 16}, 24),
+                      Ragged("lens_d64", 16, 4, 64, {1, 0, 257, 31}, 20),
+                      Ragged("all_zero", 8, 2, 64, {0, 0}, 4),
+                      Ragged("one_token", 8, 8, 128, {1, 1, 1}, 1),
+                      Ragged("mha_group1", 4, 4, 64, {50, 7}, 5),
+                      Ragged("group20", 40, 2, 128, {77, 200, 3}, 13),
+                      Ragged("shared_pages", 32, 8, 128, {300, 250, 161}, 19,
+                             /*share=*/true),
+                      Ragged("long_split", 8, 1, 64, {5000, 4097}, 320)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 
 } // namespace
