@@ -185,6 +185,7 @@ struct ConvertTileToLLVMPass
                                                          conversionTarget);
     populateKernelPatterns(converter, patterns, target);
     populateMemoryOpPatterns(converter, patterns);
+    populateGatherPatterns(converter, patterns);
     populateRegisterOpPatterns(converter, patterns);
     populateScanPatterns(converter, patterns);
     populateSortPatterns(converter, patterns);

@@ -20,6 +20,10 @@ public:
 /// make_view, load, store.
 void populateMemoryOpPatterns(TileTypeConverter &converter,
                               RewritePatternSet &patterns);
+/// gather: loads at per-element coordinates, vectorized where they run
+/// consecutively.
+void populateGatherPatterns(TileTypeConverter &converter,
+                            RewritePatternSet &patterns);
 /// reduce, convert_layout, broadcast, expand_dims, splat, iota, constants
 /// and element-wise arith/math on tiles.
 void populateRegisterOpPatterns(TileTypeConverter &converter,

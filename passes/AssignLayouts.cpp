@@ -237,7 +237,15 @@ private:
     if (auto transpose = dyn_cast<TransposeOp>(op))
       return visitTranspose(transpose);
     // A stage read in place by dots: its registers are never used.
-    if (isa<IotaOp, SplatOp, GatherOp, LoadStageOp>(op)) {
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      // Each thread reads the elements it holds: indices travel with them.
+      setDefault(gather.getResult());
+      Attribute layout = layoutOf(gather.getResult());
+      for (OpOperand &index : gather.getIndicesMutable())
+        convertOperand(index, withLayout(index.get().getType(), layout));
+      return success();
+    }
+    if (isa<IotaOp, SplatOp, LoadStageOp>(op)) {
       for (Value result : op->getResults())
         setDefault(result);
       return success();

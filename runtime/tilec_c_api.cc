@@ -15,6 +15,7 @@
 #include "runtime/embedded.h"
 #include "runtime/gemm.h"
 #include "runtime/module.h"
+#include "runtime/paged_decode.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "runtime/validate.h"
@@ -368,6 +369,34 @@ int tilec_gemm_tensor(const tilec_tensor *x, const tilec_tensor *w,
       return y_ref.status();
     return tilec::Gemm(*x_ref, *w_ref, *scale_ref, *y_ref,
                        static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_paged_decode_tensor(const tilec_tensor *query,
+                              const tilec_tensor *kv_cache,
+                              const tilec_tensor *block_table,
+                              const tilec_tensor *seq_lens,
+                              const tilec_tensor *out, void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    absl::StatusOr<tilec::TensorRef> query_ref = ToTensorRef(query, "query");
+    if (!query_ref.ok())
+      return query_ref.status();
+    absl::StatusOr<tilec::TensorRef> kv_ref = ToTensorRef(kv_cache, "kv_cache");
+    if (!kv_ref.ok())
+      return kv_ref.status();
+    absl::StatusOr<tilec::TensorRef> table_ref =
+        ToTensorRef(block_table, "block_table");
+    if (!table_ref.ok())
+      return table_ref.status();
+    absl::StatusOr<tilec::TensorRef> lens_ref =
+        ToTensorRef(seq_lens, "seq_lens");
+    if (!lens_ref.ok())
+      return lens_ref.status();
+    absl::StatusOr<tilec::TensorRef> out_ref = ToTensorRef(out, "out");
+    if (!out_ref.ok())
+      return out_ref.status();
+    return tilec::PagedDecode(*query_ref, *kv_ref, *table_ref, *lens_ref,
+                              *out_ref, static_cast<CUstream>(stream));
   });
 }
 

@@ -148,6 +148,17 @@ int tilec_gemm_tensor(const tilec_tensor *x, const tilec_tensor *w,
                       const tilec_tensor *scale, const tilec_tensor *y,
                       void *stream);
 
+/* Paged-attention decode (runtime/paged_decode.h): query (B, H, D) bf16
+ * with D 64 or 128, kv_cache (pages, 16, Hkv, 2*D) bf16 packed [K | V],
+ * block_table (B, W) int32, seq_lens (B,) int32 (read on the device), out
+ * (B, H, D) bf16 = softmax(q K^T / sqrt(D)) V over each sequence's first
+ * seq_lens[b] tokens; H a multiple of Hkv. */
+int tilec_paged_decode_tensor(const tilec_tensor *query,
+                              const tilec_tensor *kv_cache,
+                              const tilec_tensor *block_table,
+                              const tilec_tensor *seq_lens,
+                              const tilec_tensor *out, void *stream);
+
 /* The same over contiguous matrices given as pointers, with the same
  * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x. */
 int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,

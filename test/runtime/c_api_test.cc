@@ -284,6 +284,50 @@ TEST(CApiTest, GemmTensorRejectsEachBadArgument) {
               "8388480 (65535 tiles of 128)");
 }
 
+TEST(CApiTest, PagedDecodeTensorRejectsEachBadArgument) {
+  constexpr uintptr_t kKv = uintptr_t{4} << 30, kTable = uintptr_t{5} << 30,
+                      kLens = uintptr_t{6} << 30, kOut = uintptr_t{7} << 30;
+  CTensor q(kX, TILEC_DTYPE_BF16, {2, 8, 64});
+  CTensor kv(kKv, TILEC_DTYPE_BF16, {10, 16, 2, 128});
+  CTensor table(kTable, TILEC_DTYPE_I32, {2, 5});
+  CTensor lens(kLens, TILEC_DTYPE_I32, {2});
+  CTensor out(kOut, TILEC_DTYPE_BF16, {2, 8, 64});
+  auto decode = [](const CTensor &a, const CTensor &b, const CTensor &c,
+                   const CTensor &d, const CTensor &e) {
+    return tilec_paged_decode_tensor(&a.c, &b.c, &c.c, &d.c, &e.c, nullptr);
+  };
+  ExpectError(
+      tilec_paged_decode_tensor(&q.c, &kv.c, nullptr, &lens.c, &out.c, nullptr),
+      TILEC_ERROR_INVALID_ARGUMENT,
+      "tilec_paged_decode_tensor: argument 'block_table' is NULL");
+  ExpectError(
+      decode(CTensor(kX, TILEC_DTYPE_F16, {2, 8, 64}), kv, table, lens, out),
+      TILEC_ERROR_INVALID_ARGUMENT,
+      "argument 'query' has dtype f16; expected bf16");
+  ExpectError(decode(q, CTensor(kKv, TILEC_DTYPE_BF16, {10, 8, 2, 128}), table,
+                     lens, out),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'kv_cache' has shape");
+  ExpectError(decode(q, CTensor(kKv, TILEC_DTYPE_BF16, {10, 16, 3, 128}), table,
+                     lens, out),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "3 kv heads, which do not divide the query's 8 heads");
+  ExpectError(
+      decode(q, kv, CTensor(kTable, TILEC_DTYPE_I32, {3, 5}), lens, out),
+      TILEC_ERROR_INVALID_ARGUMENT, "argument 'block_table' has shape");
+  ExpectError(decode(q, kv, table, CTensor(kLens, TILEC_DTYPE_I64, {2}), out),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'seq_lens' has dtype i64; expected i32");
+  ExpectError(
+      decode(q, kv, table, lens, CTensor(kKv, TILEC_DTYPE_BF16, {2, 8, 64})),
+      TILEC_ERROR_INVALID_ARGUMENT, "arguments 'kv_cache' and 'out' overlap");
+  CTensor q96(kX, TILEC_DTYPE_BF16, {2, 8, 96});
+  ExpectError(decode(q96, CTensor(kKv, TILEC_DTYPE_BF16, {10, 16, 2, 192}),
+                     table, lens, CTensor(kOut, TILEC_DTYPE_BF16, {2, 8, 96})),
+              TILEC_ERROR_UNIMPLEMENTED,
+              "argument 'query' has head dim 96; the paged-decode kernels "
+              "take 64 or 128");
+}
+
 TEST(CApiTest, PointerEntryPointsNameTheirArguments) {
   int64_t indices[4];
   float values[4];

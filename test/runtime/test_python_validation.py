@@ -241,6 +241,51 @@ def test_gemm_allocates_only_for_torch():
                    "only for torch and CuPy inputs")
 
 
+I32, I64 = (0, 32), (0, 64)
+KV, TABLE, LENS, OUT = 4 << 30, 5 << 30, 6 << 30, 7 << 30
+
+
+def decode_args(b=2, h=8, hkv=2, d=64, pages=10, width=5, **changes):
+    """Valid paged-decode arguments, then `changes`."""
+    args = dict(query=DLPackArray(X, (b, h, d), *BF16),
+                kv_cache=DLPackArray(KV, (pages, 16, hkv, 2 * d), *BF16),
+                block_table=DLPackArray(TABLE, (b, width), *I32),
+                seq_lens=DLPackArray(LENS, (b,), *I32),
+                out=DLPackArray(OUT, (b, h, d), *BF16))
+    args.update(changes)
+    return args
+
+
+@pytest.mark.parametrize("args, parts", [
+    (decode_args(query=DLPackArray(X, (2, 8, 64), *F32)),
+     ["tilec.paged_decode: argument 'query' has dtype f32; expected bf16"]),
+    (decode_args(kv_cache=DLPackArray(KV, (10, 8, 2, 128), *BF16)),
+     ["argument 'kv_cache' has shape (10, 8, 2, 128)"]),
+    (decode_args(kv_cache=DLPackArray(KV, (10, 16, 3, 128), *BF16)),
+     ["3 kv heads, which do not divide the query's 8 heads"]),
+    (decode_args(block_table=DLPackArray(TABLE, (2, 5), *I64)),
+     ["argument 'block_table' has dtype i64; expected i32"]),
+    (decode_args(seq_lens=DLPackArray(LENS, (3,), *I32)),
+     ["argument 'seq_lens' has shape (3,); expected (2,)"]),
+    (decode_args(out=DLPackArray(KV, (2, 8, 64), *BF16)),
+     ["arguments 'kv_cache' and 'out' overlap"]),
+])
+def test_paged_decode_rejects(args, parts):
+    _check_message(lambda: tilec.paged_decode(**args), *parts)
+
+
+def test_paged_decode_head_dim_is_unimplemented():
+    _check_message(lambda: tilec.paged_decode(**decode_args(d=96)),
+                   "argument 'query' has head dim 96", code=12)
+
+
+def test_paged_decode_allocates_only_for_torch():
+    args = decode_args()
+    del args["out"]
+    _check_message(lambda: tilec.paged_decode(**args),
+                   "argument 'out' was not given")
+
+
 # With torch and a GPU.
 
 def _torch_with_kernels():

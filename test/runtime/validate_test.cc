@@ -11,6 +11,7 @@
 
 #include "runtime/context.h"
 #include "runtime/gemm.h"
+#include "runtime/paged_decode.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "gmock/gmock.h"
@@ -467,6 +468,92 @@ TEST(GemmValidation, RejectsBeforeTheDriver) {
                      Tensor(Address(3), DType::kF32, {4}),
                      Tensor(Address(4), DType::kBF16, {4, 8})),
                 "argument 'y' has shape (4, 8); expected (8, 4)");
+}
+
+// A valid paged-decode call: B = 4, H = 32, Hkv = 8, D = 128, 100 pages,
+// tables of 12 pages.
+struct DecodeArgs {
+  TensorRef query = Tensor(Address(1), DType::kBF16, {4, 32, 128});
+  TensorRef kv = Tensor(Address(2), DType::kBF16, {100, 16, 8, 256});
+  TensorRef table = Tensor(Address(3), DType::kI32, {4, 12});
+  TensorRef lens = Tensor(Address(4), DType::kI32, {4});
+  TensorRef out = Tensor(Address(5), DType::kBF16, {4, 32, 128});
+  absl::Status Validate() const {
+    return ValidatePagedDecode(query, kv, table, lens, out);
+  }
+};
+
+TEST(PagedDecodeValidation, AcceptsBothHeadDimsAndHeadRatios) {
+  DecodeArgs a;
+  EXPECT_TRUE(a.Validate().ok()) << a.Validate();
+  a.query = Tensor(Address(1), DType::kBF16, {4, 40, 64});
+  a.kv = Tensor(Address(2), DType::kBF16, {100, 16, 2, 128});
+  a.out = Tensor(Address(5), DType::kBF16, {4, 40, 64});
+  EXPECT_TRUE(a.Validate().ok()) << a.Validate();
+}
+
+TEST(PagedDecodeValidation, NamesTheArgument) {
+  {
+    DecodeArgs a;
+    a.query = Tensor(Address(1), DType::kF16, {4, 32, 128});
+    ExpectInvalid(a.Validate(), "argument 'query' has dtype f16");
+  }
+  {
+    DecodeArgs a;
+    a.kv = Tensor(Address(2), DType::kBF16, {100, 16, 8, 128});
+    ExpectInvalid(a.Validate(), "argument 'kv_cache' has shape");
+  }
+  {
+    DecodeArgs a;
+    a.kv = Tensor(Address(2), DType::kBF16, {100, 16, 5, 256});
+    ExpectInvalid(a.Validate(), "5 kv heads, which do not divide");
+  }
+  {
+    DecodeArgs a;
+    a.table = Tensor(Address(3), DType::kI64, {4, 12});
+    ExpectInvalid(a.Validate(), "argument 'block_table' has dtype i64");
+  }
+  {
+    DecodeArgs a;
+    a.table = Tensor(Address(3), DType::kI32, {4, 12}, {1, 4});
+    ExpectInvalid(a.Validate(), "argument 'block_table'");
+  }
+  {
+    DecodeArgs a;
+    a.lens = Tensor(Address(4), DType::kI32, {3});
+    ExpectInvalid(a.Validate(), "argument 'seq_lens' has shape (3");
+  }
+  {
+    DecodeArgs a;
+    a.out = Tensor(Address(1), DType::kBF16, {4, 32, 128});
+    ExpectInvalid(a.Validate(), "'query'");
+  }
+  {
+    DecodeArgs a;
+    a.query = Tensor(Address(1), DType::kBF16, {4, 32, 96});
+    a.out = Tensor(Address(5), DType::kBF16, {4, 32, 96});
+    absl::Status status = a.Validate();
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    EXPECT_THAT(status.message(), HasSubstr("head dim 96"));
+  }
+  DecodeArgs a;
+  a.out = Tensor(Address(5), DType::kBF16, {4, 32, 128});
+  ExpectInvalid(PagedDecode(a.query, a.kv, a.table,
+                            Tensor(Address(4), DType::kF32, {4}), a.out),
+                "argument 'seq_lens' has dtype f32");
+}
+
+TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
+  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages (the
+  // least; 8 programs per pair would take 8 pages each).
+  EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);
+  // 256 pairs of 128 pages: spans of 32 pages, the most.
+  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 32);
+  // 32 pairs of 256 pages: 16 spans.
+  EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 16);
+  // 128 pairs of 96 pages: 4 spans of 24.
+  EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 24);
+  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 16);
 }
 
 // The entry points check before they touch the driver or load a module, so

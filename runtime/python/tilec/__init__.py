@@ -8,6 +8,7 @@
     values, indices = tilec.topk(x, 64)     # torch.topk(x, 64) semantics
     y = tilec.softmax(x)                     # torch.softmax(x, dim=-1)
     y = tilec.gemm(x, w, scale)              # bf16((x @ w.T).float() * scale)
+    out = tilec.paged_decode(q, kv_cache, block_table, seq_lens)
 
 Arguments are converted per the kernel's metadata: tensors and ints go to
 ``ptr`` parameters, ints to ``i32``/``i64``, ints or floats to
@@ -41,6 +42,7 @@ __all__ = [
     "softmax",
     "synchronize",
     "topk",
+    "paged_decode",
     "TopK",
 ]
 
@@ -233,6 +235,12 @@ def _declare(lib):
             c_int,
             [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
              ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor), c_void_p],
+        ),
+        "tilec_paged_decode_tensor": (
+            c_int,
+            [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
+             ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
+             ctypes.POINTER(_Tensor), c_void_p],
         ),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -581,6 +589,32 @@ def gemm(x, w, scale, y=None, stream=None):
                                   ctypes.byref(cs), ctypes.byref(cy), handle),
            "tilec_gemm_tensor", "tilec.gemm")
     return y
+
+
+def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
+                 stream=None):
+    """Paged-attention decode: query (B, H, D) bfloat16 with D 64 or 128,
+    kv_cache (pages, 16, Hkv, 2*D) bfloat16 packed [K | V], block_table
+    (B, W) int32 page numbers, seq_lens (B,) int32, all CUDA tensors; out
+    (B, H, D) bfloat16 = softmax(q K^T / sqrt(D)) V over each sequence's
+    first seq_lens[b] tokens (zeros for a length of 0), query head h reading
+    kv head h // (H // Hkv). seq_lens are read on the GPU. Without ``out`` a
+    new tensor is returned. Returns out."""
+    handle = _stream_handle(stream, _device_index(query))
+    qt = _TensorArg(query, "query", handle)
+    kt = _TensorArg(kv_cache, "kv_cache", handle)
+    bt = _TensorArg(block_table, "block_table", handle)
+    lt = _TensorArg(seq_lens, "seq_lens", handle)
+    if out is None:
+        out = _empty(query, tuple(qt.shape), "bf16", "out")
+    ot = _TensorArg(out, "out", handle)
+    cq, ck, cb, cl = qt.as_c(), kt.as_c(), bt.as_c(), lt.as_c()
+    co = ot.as_c(output=True)
+    _check(_lib.tilec_paged_decode_tensor(
+        ctypes.byref(cq), ctypes.byref(ck), ctypes.byref(cb),
+        ctypes.byref(cl), ctypes.byref(co), handle),
+        "tilec_paged_decode_tensor", "tilec.paged_decode")
+    return out
 
 
 class Module:

@@ -1,0 +1,554 @@
+// Paged-attention decode: out = softmax(q·Kᵀ/√D)·V per batch entry over its
+// first seq_lens[b] tokens, K and V read through a page table.
+//
+// query (B, H, D) bf16; kv_cache (pages, 16, Hkv, 2·D) bf16 packed [K | V];
+// block_table (B, W) i32; seq_lens (B,) i32, read here at run time. Query
+// head h uses kv head h / G, G = H / Hkv.
+//
+// @paged_decode_d{64,128}: program (s, c, b) takes batch entry b, the c-th
+// group of 16 query heads of one kv head (c = kvh * ceil(G / 16) + j), and
+// split s: tokens [s·T_s, (s+1)·T_s) of the sequence, T_s = 16·pps. Those
+// heads are the 16 MMA rows (padding rows compute and are not stored), so
+// each K/V byte is read once per program. Per step of 64 tokens:
+//  - the page of each token comes from a tile.gather of block_table, its
+//    row of the cache view (pages·16·Hkv, 2·D) from the page; tokens at or
+//    past seq_lens[b] get row -1, which reads zeros (no stale cache read);
+//  - K and V are tile.gathers of those rows (16-byte runs: the row index is
+//    constant along D);
+//  - S = Q·Kᵀ on mma.sync (bf16, fp32 accumulation), scaled, masked to -inf
+//    past the length; online softmax in fp32 (running max m, rescaled sum
+//    l and accumulator); P in bf16 registers, acc = acc·α + P·V on mma.sync.
+// The partials (m, l, acc), unnormalized, go to pm/pl (S, B·H) and pacc
+// (S, B·H, D); empty splits write m = -inf, l = 0, acc = 0.
+//
+// @paged_decode_combine_d{64,128}: program r merges rows [16r, 16r+16) of
+// (B·H) over the S splits: M = max m_s, out = Σ e^(m_s-M)·acc_s / Σ
+// e^(m_s-M)·l_s, and 0 where no split saw a token (seq_len 0).
+//
+// The D = 64 and D = 128 functions are the same code but for D and the
+// layouts named below.
+//
+// runtime/paged_decode.cc picks pps (a multiple of 4 pages) from B, Hkv
+// and W so that the grid fills the GPU.
+
+// Layouts of the hot tiles, named so that no value changes layout inside
+// the loop: the K/V rows (16-byte runs along D) and their row and column
+// vectors; the MMA accumulator (16 rows over 4 warps along N) and its row
+// (m, l) and column (token) vectors.
+#kv64 = #tile.blocked<size = [1, 8], threads = [4, 8], warps = [4, 1], order = [1, 0]>
+#kvt64 = #tile.blocked<size = [8, 1], threads = [8, 4], warps = [1, 4], order = [0, 1]>
+#row64 = #tile.slice<dim = 1, parent = #kv64>
+#col64 = #tile.slice<dim = 0, parent = #kv64>
+#kv128 = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [4, 1], order = [1, 0]>
+#kvt128 = #tile.blocked<size = [8, 1], threads = [16, 2], warps = [1, 4], order = [0, 1]>
+#row128 = #tile.slice<dim = 1, parent = #kv128>
+#col128 = #tile.slice<dim = 0, parent = #kv128>
+#mma = #tile.mma<version = 2, warps = [1, 4], instr = [16, 8, 16]>
+#srow = #tile.slice<dim = 1, parent = #mma>
+#scol = #tile.slice<dim = 0, parent = #mma>
+
+func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
+    %block_table: !tile.ptr<i32>, %seq_lens: !tile.ptr<i32>,
+    %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
+    %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
+    %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c15 = arith.constant 15 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %cD = arith.constant 64 : i32
+  %c2D = arith.constant 128 : i32
+  %cm1 = arith.constant -1 : i32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zf = arith.constant 0.0 : f32
+  %s = tile.program_id x
+  %c = tile.program_id y
+  %b = tile.program_id z
+  %G = arith.divsi %H, %Hkv : i32
+  %G15 = arith.addi %G, %c15 : i32
+  %chunks = arith.divsi %G15, %c16 : i32
+  %kvh = arith.divsi %c, %chunks : i32
+  %j = arith.remsi %c, %chunks : i32
+  %kvhG = arith.muli %kvh, %G : i32
+  %j16 = arith.muli %j, %c16 : i32
+  %head0 = arith.addi %kvhG, %j16 : i32
+  %left = arith.subi %G, %j16 : i32
+  %nrows = arith.minsi %left, %c16 : i32
+  %bH = arith.muli %b, %H : i32
+  %qrow = arith.addi %bH, %head0 : i32
+
+  %lensV = tile.make_view %seq_lens[%B] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %lenT = tile.load %lensV[%b] : !tile.view<?xi32> -> tensor<1xi32>
+  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
+  %W16 = arith.muli %W, %c16 : i32
+  %len = arith.minsi %lenRaw, %W16 : i32
+  %span = arith.muli %pps, %c16 : i32
+  %tok0 = arith.muli %s, %span : i32
+  %tokSpanEnd = arith.addi %tok0, %span : i32
+  %tokEnd = arith.minsi %len, %tokSpanEnd : i32
+
+  %BH = arith.muli %B, %H : i32
+  %qv = tile.make_view %q[%BH, %cD] strides[%cD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kvRows0 = arith.muli %pages, %c16 : i32
+  %kvRows = arith.muli %kvRows0, %Hkv : i32
+  %kvv = tile.make_view %kv[%kvRows, %c2D] strides[%c2D, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
+      : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %qt = tile.load %qv[%qrow, %c0] : !tile.view<?x?xbf16> -> tensor<16x64xbf16>
+
+  %iotaT = tile.iota : tensor<64xi32, #row64>
+  %bT = tile.splat %b : tensor<64xi32, #row64>
+  %c4T = tile.splat %c4 : tensor<64xi32, #row64>
+  %c15T = tile.splat %c15 : tensor<64xi32, #row64>
+  %m1T = tile.splat %cm1 : tensor<64xi32, #row64>
+  %HkvT = tile.splat %Hkv : tensor<64xi32, #row64>
+  %kvhT = tile.splat %kvh : tensor<64xi32, #row64>
+  %lenT64 = tile.splat %len : tensor<64xi32, #row64>
+  %pagesT = tile.splat %pages : tensor<64xi32, #row64>
+  %iotaD = tile.iota : tensor<64xi32, #col64>
+  %colE = tile.expand_dims %iotaD at 0
+      : tensor<64xi32, #col64> -> tensor<1x64xi32, #kv64>
+  %colK = tile.broadcast %colE
+      : tensor<1x64xi32, #kv64> -> tensor<64x64xi32, #kv64>
+  %cDT = tile.splat %cD : tensor<64x64xi32, #kv64>
+  %colV = arith.addi %colK, %cDT : tensor<64x64xi32, #kv64>
+  %iotaS = tile.iota : tensor<64xi32, #scol>
+  %lenS = tile.splat %len : tensor<64xi32, #scol>
+  %scaleT = tile.splat %scale : tensor<16x64xf32, #mma>
+  %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
+
+  %m0 = tile.splat %ninf : tensor<16xf32, #srow>
+  %l0 = tile.splat %zf : tensor<16xf32, #srow>
+  %acc0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+  %zS = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+  %res:3 = scf.for %t = %tok0 to %tokEnd step %c64
+      iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+          tensor<16x64xf32, #mma>) : i32 {
+    // Cache rows of the 64 tokens, in the layout the K/V gathers read.
+    %tT = tile.splat %t : tensor<64xi32, #row64>
+    %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row64>
+    %valid = arith.cmpi slt, %tok, %lenT64 : tensor<64xi32, #row64>
+    %slot = arith.shrui %tok, %c4T : tensor<64xi32, #row64>
+    %page = tile.gather %btv[%bT, %slot] : !tile.view<?x?xi32>,
+        tensor<64xi32, #row64>, tensor<64xi32, #row64>
+        -> tensor<64xi32, #row64>
+    %p16 = arith.shli %page, %c4T : tensor<64xi32, #row64>
+    %inPage = arith.andi %tok, %c15T : tensor<64xi32, #row64>
+    %slotRow = arith.addi %p16, %inPage : tensor<64xi32, #row64>
+    %rowH = arith.muli %slotRow, %HkvT : tensor<64xi32, #row64>
+    %row = arith.addi %rowH, %kvhT : tensor<64xi32, #row64>
+    // Tokens past the length, and pages outside the cache, read zeros.
+    %inCache = arith.cmpi ult, %page, %pagesT : tensor<64xi32, #row64>
+    %use = arith.andi %valid, %inCache : tensor<64xi1, #row64>
+    %rowOk = arith.select %use, %row, %m1T
+        : tensor<64xi1, #row64>, tensor<64xi32, #row64>
+    %rowE = tile.expand_dims %rowOk at 1
+        : tensor<64xi32, #row64> -> tensor<64x1xi32, #kv64>
+    %rows = tile.broadcast %rowE
+        : tensor<64x1xi32, #kv64> -> tensor<64x64xi32, #kv64>
+    %k = tile.gather %kvv[%rows, %colK] : !tile.view<?x?xbf16>,
+        tensor<64x64xi32, #kv64>, tensor<64x64xi32, #kv64>
+        -> tensor<64x64xbf16, #kv64>
+    %v = tile.gather %kvv[%rows, %colV] : !tile.view<?x?xbf16>,
+        tensor<64x64xi32, #kv64>, tensor<64x64xi32, #kv64>
+        -> tensor<64x64xbf16, #kv64>
+    %kt = tile.transpose %k
+        : tensor<64x64xbf16, #kv64> -> tensor<64x64xbf16, #kvt64>
+    %sRaw = tile.dot %qt, %kt, %zS
+        : tensor<16x64xbf16>, tensor<64x64xbf16, #kvt64>
+        -> tensor<16x64xf32, #mma>
+    %sScaled = arith.mulf %sRaw, %scaleT : tensor<16x64xf32, #mma>
+    // The same tokens' validity along the columns of S.
+    %tS = tile.splat %t : tensor<64xi32, #scol>
+    %tokS = arith.addi %iotaS, %tS : tensor<64xi32, #scol>
+    %validS = arith.cmpi slt, %tokS, %lenS : tensor<64xi32, #scol>
+    %validE = tile.expand_dims %validS at 0
+        : tensor<64xi1, #scol> -> tensor<1x64xi1, #mma>
+    %validB = tile.broadcast %validE
+        : tensor<1x64xi1, #mma> -> tensor<16x64xi1, #mma>
+    %sc = arith.select %validB, %sScaled, %ninfT
+        : tensor<16x64xi1, #mma>, tensor<16x64xf32, #mma>
+    // Online softmax: running max, rescaled sum and accumulator.
+    %mt = tile.reduce max %sc along 1
+        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
+    %mn = arith.maximumf %m, %mt : tensor<16xf32, #srow>
+    %dm = arith.subf %m, %mn : tensor<16xf32, #srow>
+    %alpha = math.exp %dm : tensor<16xf32, #srow>
+    %mnE = tile.expand_dims %mn at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %mnB = tile.broadcast %mnE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %sd = arith.subf %sc, %mnB : tensor<16x64xf32, #mma>
+    %p = math.exp %sd : tensor<16x64xf32, #mma>
+    %ps = tile.reduce add %p along 1
+        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
+    %la = arith.mulf %l, %alpha : tensor<16xf32, #srow>
+    %ln = arith.addf %la, %ps : tensor<16xf32, #srow>
+    %aE = tile.expand_dims %alpha at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %aB = tile.broadcast %aE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %accA = arith.mulf %acc, %aB : tensor<16x64xf32, #mma>
+    %pb = arith.truncf %p
+        : tensor<16x64xf32, #mma> to tensor<16x64xbf16, #mma>
+    %accN = tile.dot %pb, %v, %accA
+        : tensor<16x64xbf16, #mma>, tensor<64x64xbf16, #kv64>
+        -> tensor<16x64xf32, #mma>
+    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+        tensor<16x64xf32, #mma>
+  }
+
+  // Partials of this split's rows: (S, B·H) for m and l, (S, B·H, D) for acc.
+  %SBH = arith.muli %S, %BH : i32
+  %sBH = arith.muli %s, %BH : i32
+  %prow = arith.addi %sBH, %qrow : i32
+  %pmv = tile.make_view %pm[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %iota16 = tile.iota : tensor<16xi32, #srow>
+  %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
+  %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
+  tile.store %res#0, %pmv[%prow] mask %rowMask
+      : tensor<16xf32, #srow>, !tile.view<?xf32>
+  tile.store %res#1, %plv[%prow] mask %rowMask
+      : tensor<16xf32, #srow>, !tile.view<?xf32>
+  %rmE = tile.expand_dims %rowMask at 1
+      : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
+  %rmB = tile.broadcast %rmE
+      : tensor<16x1xi1, #mma> -> tensor<16x64xi1, #mma>
+  tile.store %res#2, %pav[%prow, %c0] mask %rmB
+      : tensor<16x64xf32, #mma>, !tile.view<?x?xf32>
+  return
+}
+
+func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
+    %pacc: !tile.ptr<f32>, %out: !tile.ptr<bf16>, %BH: i32, %S: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %cD = arith.constant 64 : i32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zf = arith.constant 0.0 : f32
+  %r = tile.program_id x
+  %row = arith.muli %r, %c16 : i32
+  %SBH = arith.muli %S, %BH : i32
+  %pmv = tile.make_view %pm[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %ov = tile.make_view %out[%BH, %cD] strides[%cD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %m0 = tile.splat %ninf : tensor<16xf32>
+  %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
+      -> (tensor<16xf32>) : i32 {
+    %off0 = arith.muli %s, %BH : i32
+    %off = arith.addi %off0, %row : i32
+    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
+        : !tile.view<?xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %m, %ms : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  }
+  // No split saw a token: weights e^(-inf) = 0, so l = 0 and out = 0.
+  %ninfT = tile.splat %ninf : tensor<16xf32>
+  %zT = tile.splat %zf : tensor<16xf32>
+  %none = arith.cmpf oeq, %mx, %ninfT : tensor<16xf32>
+  %ref = arith.select %none, %zT, %mx : tensor<16xi1>, tensor<16xf32>
+  %l0 = tile.splat %zf : tensor<16xf32>
+  %a0 = arith.constant dense<0.0> : tensor<16x64xf32>
+  %sum:2 = scf.for %s = %c0 to %S step %c1 iter_args(%l = %l0, %a = %a0)
+      -> (tensor<16xf32>, tensor<16x64xf32>) : i32 {
+    %off0 = arith.muli %s, %BH : i32
+    %off = arith.addi %off0, %row : i32
+    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
+        : !tile.view<?xf32> -> tensor<16xf32>
+    %ls = tile.load %plv[%off] : !tile.view<?xf32> -> tensor<16xf32>
+    %as = tile.load %pav[%off, %c0] : !tile.view<?x?xf32> -> tensor<16x64xf32>
+    %d = arith.subf %ms, %ref : tensor<16xf32>
+    %w = math.exp %d : tensor<16xf32>
+    %lw = arith.mulf %ls, %w : tensor<16xf32>
+    %ln = arith.addf %l, %lw : tensor<16xf32>
+    %wE = tile.expand_dims %w at 1 : tensor<16xf32> -> tensor<16x1xf32>
+    %wB = tile.broadcast %wE : tensor<16x1xf32> -> tensor<16x64xf32>
+    %aw = arith.mulf %as, %wB : tensor<16x64xf32>
+    %an = arith.addf %a, %aw : tensor<16x64xf32>
+    scf.yield %ln, %an : tensor<16xf32>, tensor<16x64xf32>
+  }
+  %pos = arith.cmpf ogt, %sum#0, %zT : tensor<16xf32>
+  %one = arith.constant 1.0 : f32
+  %oneT = tile.splat %one : tensor<16xf32>
+  %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
+  %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
+  %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
+  %iE = tile.expand_dims %invw at 1 : tensor<16xf32> -> tensor<16x1xf32>
+  %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x64xf32>
+  %o = arith.mulf %sum#1, %iB : tensor<16x64xf32>
+  %ob = arith.truncf %o : tensor<16x64xf32> to tensor<16x64xbf16>
+  tile.store %ob, %ov[%row, %c0] : tensor<16x64xbf16>, !tile.view<?x?xbf16>
+  return
+}
+
+func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
+    %block_table: !tile.ptr<i32>, %seq_lens: !tile.ptr<i32>,
+    %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
+    %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
+    %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c15 = arith.constant 15 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %cD = arith.constant 128 : i32
+  %c2D = arith.constant 256 : i32
+  %cm1 = arith.constant -1 : i32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zf = arith.constant 0.0 : f32
+  %s = tile.program_id x
+  %c = tile.program_id y
+  %b = tile.program_id z
+  %G = arith.divsi %H, %Hkv : i32
+  %G15 = arith.addi %G, %c15 : i32
+  %chunks = arith.divsi %G15, %c16 : i32
+  %kvh = arith.divsi %c, %chunks : i32
+  %j = arith.remsi %c, %chunks : i32
+  %kvhG = arith.muli %kvh, %G : i32
+  %j16 = arith.muli %j, %c16 : i32
+  %head0 = arith.addi %kvhG, %j16 : i32
+  %left = arith.subi %G, %j16 : i32
+  %nrows = arith.minsi %left, %c16 : i32
+  %bH = arith.muli %b, %H : i32
+  %qrow = arith.addi %bH, %head0 : i32
+
+  %lensV = tile.make_view %seq_lens[%B] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %lenT = tile.load %lensV[%b] : !tile.view<?xi32> -> tensor<1xi32>
+  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
+  %W16 = arith.muli %W, %c16 : i32
+  %len = arith.minsi %lenRaw, %W16 : i32
+  %span = arith.muli %pps, %c16 : i32
+  %tok0 = arith.muli %s, %span : i32
+  %tokSpanEnd = arith.addi %tok0, %span : i32
+  %tokEnd = arith.minsi %len, %tokSpanEnd : i32
+
+  %BH = arith.muli %B, %H : i32
+  %qv = tile.make_view %q[%BH, %cD] strides[%cD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kvRows0 = arith.muli %pages, %c16 : i32
+  %kvRows = arith.muli %kvRows0, %Hkv : i32
+  %kvv = tile.make_view %kv[%kvRows, %c2D] strides[%c2D, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
+      : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %qt = tile.load %qv[%qrow, %c0] : !tile.view<?x?xbf16> -> tensor<16x128xbf16>
+
+  %iotaT = tile.iota : tensor<64xi32, #row128>
+  %bT = tile.splat %b : tensor<64xi32, #row128>
+  %c4T = tile.splat %c4 : tensor<64xi32, #row128>
+  %c15T = tile.splat %c15 : tensor<64xi32, #row128>
+  %m1T = tile.splat %cm1 : tensor<64xi32, #row128>
+  %HkvT = tile.splat %Hkv : tensor<64xi32, #row128>
+  %kvhT = tile.splat %kvh : tensor<64xi32, #row128>
+  %lenT64 = tile.splat %len : tensor<64xi32, #row128>
+  %pagesT = tile.splat %pages : tensor<64xi32, #row128>
+  %iotaD = tile.iota : tensor<128xi32, #col128>
+  %colE = tile.expand_dims %iotaD at 0
+      : tensor<128xi32, #col128> -> tensor<1x128xi32, #kv128>
+  %colK = tile.broadcast %colE
+      : tensor<1x128xi32, #kv128> -> tensor<64x128xi32, #kv128>
+  %cDT = tile.splat %cD : tensor<64x128xi32, #kv128>
+  %colV = arith.addi %colK, %cDT : tensor<64x128xi32, #kv128>
+  %iotaS = tile.iota : tensor<64xi32, #scol>
+  %lenS = tile.splat %len : tensor<64xi32, #scol>
+  %scaleT = tile.splat %scale : tensor<16x64xf32, #mma>
+  %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
+
+  %m0 = tile.splat %ninf : tensor<16xf32, #srow>
+  %l0 = tile.splat %zf : tensor<16xf32, #srow>
+  %acc0 = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
+  %zS = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+  %res:3 = scf.for %t = %tok0 to %tokEnd step %c64
+      iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+          tensor<16x128xf32, #mma>) : i32 {
+    // Cache rows of the 64 tokens, in the layout the K/V gathers read.
+    %tT = tile.splat %t : tensor<64xi32, #row128>
+    %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row128>
+    %valid = arith.cmpi slt, %tok, %lenT64 : tensor<64xi32, #row128>
+    %slot = arith.shrui %tok, %c4T : tensor<64xi32, #row128>
+    %page = tile.gather %btv[%bT, %slot] : !tile.view<?x?xi32>,
+        tensor<64xi32, #row128>, tensor<64xi32, #row128>
+        -> tensor<64xi32, #row128>
+    %p16 = arith.shli %page, %c4T : tensor<64xi32, #row128>
+    %inPage = arith.andi %tok, %c15T : tensor<64xi32, #row128>
+    %slotRow = arith.addi %p16, %inPage : tensor<64xi32, #row128>
+    %rowH = arith.muli %slotRow, %HkvT : tensor<64xi32, #row128>
+    %row = arith.addi %rowH, %kvhT : tensor<64xi32, #row128>
+    // Tokens past the length, and pages outside the cache, read zeros.
+    %inCache = arith.cmpi ult, %page, %pagesT : tensor<64xi32, #row128>
+    %use = arith.andi %valid, %inCache : tensor<64xi1, #row128>
+    %rowOk = arith.select %use, %row, %m1T
+        : tensor<64xi1, #row128>, tensor<64xi32, #row128>
+    %rowE = tile.expand_dims %rowOk at 1
+        : tensor<64xi32, #row128> -> tensor<64x1xi32, #kv128>
+    %rows = tile.broadcast %rowE
+        : tensor<64x1xi32, #kv128> -> tensor<64x128xi32, #kv128>
+    %k = tile.gather %kvv[%rows, %colK] : !tile.view<?x?xbf16>,
+        tensor<64x128xi32, #kv128>, tensor<64x128xi32, #kv128>
+        -> tensor<64x128xbf16, #kv128>
+    %v = tile.gather %kvv[%rows, %colV] : !tile.view<?x?xbf16>,
+        tensor<64x128xi32, #kv128>, tensor<64x128xi32, #kv128>
+        -> tensor<64x128xbf16, #kv128>
+    %kt = tile.transpose %k
+        : tensor<64x128xbf16, #kv128> -> tensor<128x64xbf16, #kvt128>
+    %sRaw = tile.dot %qt, %kt, %zS
+        : tensor<16x128xbf16>, tensor<128x64xbf16, #kvt128>
+        -> tensor<16x64xf32, #mma>
+    %sScaled = arith.mulf %sRaw, %scaleT : tensor<16x64xf32, #mma>
+    // The same tokens' validity along the columns of S.
+    %tS = tile.splat %t : tensor<64xi32, #scol>
+    %tokS = arith.addi %iotaS, %tS : tensor<64xi32, #scol>
+    %validS = arith.cmpi slt, %tokS, %lenS : tensor<64xi32, #scol>
+    %validE = tile.expand_dims %validS at 0
+        : tensor<64xi1, #scol> -> tensor<1x64xi1, #mma>
+    %validB = tile.broadcast %validE
+        : tensor<1x64xi1, #mma> -> tensor<16x64xi1, #mma>
+    %sc = arith.select %validB, %sScaled, %ninfT
+        : tensor<16x64xi1, #mma>, tensor<16x64xf32, #mma>
+    // Online softmax: running max, rescaled sum and accumulator.
+    %mt = tile.reduce max %sc along 1
+        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
+    %mn = arith.maximumf %m, %mt : tensor<16xf32, #srow>
+    %dm = arith.subf %m, %mn : tensor<16xf32, #srow>
+    %alpha = math.exp %dm : tensor<16xf32, #srow>
+    %mnE = tile.expand_dims %mn at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %mnB = tile.broadcast %mnE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %sd = arith.subf %sc, %mnB : tensor<16x64xf32, #mma>
+    %p = math.exp %sd : tensor<16x64xf32, #mma>
+    %ps = tile.reduce add %p along 1
+        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
+    %la = arith.mulf %l, %alpha : tensor<16xf32, #srow>
+    %ln = arith.addf %la, %ps : tensor<16xf32, #srow>
+    %aE = tile.expand_dims %alpha at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %aB = tile.broadcast %aE
+        : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
+    %accA = arith.mulf %acc, %aB : tensor<16x128xf32, #mma>
+    %pb = arith.truncf %p
+        : tensor<16x64xf32, #mma> to tensor<16x64xbf16, #mma>
+    %accN = tile.dot %pb, %v, %accA
+        : tensor<16x64xbf16, #mma>, tensor<64x128xbf16, #kv128>
+        -> tensor<16x128xf32, #mma>
+    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+        tensor<16x128xf32, #mma>
+  }
+
+  // Partials of this split's rows: (S, B·H) for m and l, (S, B·H, D) for acc.
+  %SBH = arith.muli %S, %BH : i32
+  %sBH = arith.muli %s, %BH : i32
+  %prow = arith.addi %sBH, %qrow : i32
+  %pmv = tile.make_view %pm[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %iota16 = tile.iota : tensor<16xi32, #srow>
+  %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
+  %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
+  tile.store %res#0, %pmv[%prow] mask %rowMask
+      : tensor<16xf32, #srow>, !tile.view<?xf32>
+  tile.store %res#1, %plv[%prow] mask %rowMask
+      : tensor<16xf32, #srow>, !tile.view<?xf32>
+  %rmE = tile.expand_dims %rowMask at 1
+      : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
+  %rmB = tile.broadcast %rmE
+      : tensor<16x1xi1, #mma> -> tensor<16x128xi1, #mma>
+  tile.store %res#2, %pav[%prow, %c0] mask %rmB
+      : tensor<16x128xf32, #mma>, !tile.view<?x?xf32>
+  return
+}
+
+func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
+    %pacc: !tile.ptr<f32>, %out: !tile.ptr<bf16>, %BH: i32, %S: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %cD = arith.constant 128 : i32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zf = arith.constant 0.0 : f32
+  %r = tile.program_id x
+  %row = arith.muli %r, %c16 : i32
+  %SBH = arith.muli %S, %BH : i32
+  %pmv = tile.make_view %pm[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %ov = tile.make_view %out[%BH, %cD] strides[%cD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %m0 = tile.splat %ninf : tensor<16xf32>
+  %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
+      -> (tensor<16xf32>) : i32 {
+    %off0 = arith.muli %s, %BH : i32
+    %off = arith.addi %off0, %row : i32
+    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
+        : !tile.view<?xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %m, %ms : tensor<16xf32>
+    scf.yield %mn : tensor<16xf32>
+  }
+  // No split saw a token: weights e^(-inf) = 0, so l = 0 and out = 0.
+  %ninfT = tile.splat %ninf : tensor<16xf32>
+  %zT = tile.splat %zf : tensor<16xf32>
+  %none = arith.cmpf oeq, %mx, %ninfT : tensor<16xf32>
+  %ref = arith.select %none, %zT, %mx : tensor<16xi1>, tensor<16xf32>
+  %l0 = tile.splat %zf : tensor<16xf32>
+  %a0 = arith.constant dense<0.0> : tensor<16x128xf32>
+  %sum:2 = scf.for %s = %c0 to %S step %c1 iter_args(%l = %l0, %a = %a0)
+      -> (tensor<16xf32>, tensor<16x128xf32>) : i32 {
+    %off0 = arith.muli %s, %BH : i32
+    %off = arith.addi %off0, %row : i32
+    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
+        : !tile.view<?xf32> -> tensor<16xf32>
+    %ls = tile.load %plv[%off] : !tile.view<?xf32> -> tensor<16xf32>
+    %as = tile.load %pav[%off, %c0] : !tile.view<?x?xf32> -> tensor<16x128xf32>
+    %d = arith.subf %ms, %ref : tensor<16xf32>
+    %w = math.exp %d : tensor<16xf32>
+    %lw = arith.mulf %ls, %w : tensor<16xf32>
+    %ln = arith.addf %l, %lw : tensor<16xf32>
+    %wE = tile.expand_dims %w at 1 : tensor<16xf32> -> tensor<16x1xf32>
+    %wB = tile.broadcast %wE : tensor<16x1xf32> -> tensor<16x128xf32>
+    %aw = arith.mulf %as, %wB : tensor<16x128xf32>
+    %an = arith.addf %a, %aw : tensor<16x128xf32>
+    scf.yield %ln, %an : tensor<16xf32>, tensor<16x128xf32>
+  }
+  %pos = arith.cmpf ogt, %sum#0, %zT : tensor<16xf32>
+  %one = arith.constant 1.0 : f32
+  %oneT = tile.splat %one : tensor<16xf32>
+  %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
+  %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
+  %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
+  %iE = tile.expand_dims %invw at 1 : tensor<16xf32> -> tensor<16x1xf32>
+  %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x128xf32>
+  %o = arith.mulf %sum#1, %iB : tensor<16x128xf32>
+  %ob = arith.truncf %o : tensor<16x128xf32> to tensor<16x128xbf16>
+  tile.store %ob, %ov[%row, %c0] : tensor<16x128xbf16>, !tile.view<?x?xbf16>
+  return
+}

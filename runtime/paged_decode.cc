@@ -1,0 +1,196 @@
+#include "runtime/paged_decode.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "runtime/context.h"
+#include "runtime/driver.h"
+#include "runtime/embedded.h"
+#include "runtime/launch.h"
+#include "runtime/module.h"
+#include "runtime/scratch.h"
+
+namespace tilec {
+namespace {
+
+constexpr char kModuleName[] = "paged_decode";
+// Query heads per program (the MMA's M) and pages per kernel step.
+constexpr int64_t kHeadsPerProgram = 16;
+constexpr int64_t kPagesPerStep = 4;
+// Programs to aim for, and the span of pages one takes: measured on the
+// H200 over the deck shapes (bench_decode.py's sweep), spans of 16 to 32
+// pages (4 to 8 steps) won at every batch size, with about 4 programs per
+// SM: fewer leave SMs idle, more pay for the combine.
+constexpr int64_t kTargetPrograms = 512;
+constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 32;
+
+absl::Status Invalid(const char *argument, const std::string &why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("argument '", argument, "' ", why));
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
+                             int64_t head_chunks, int64_t width) {
+  const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
+  const int64_t splits =
+      std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
+  const int64_t pages = CeilDiv(width, splits);
+  return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
+                        kMinPagesPerSplit, kMaxPagesPerSplit));
+}
+
+absl::Status ValidatePagedDecode(const TensorRef &query,
+                                 const TensorRef &kv_cache,
+                                 const TensorRef &block_table,
+                                 const TensorRef &seq_lens,
+                                 const TensorRef &out) {
+  TILEC_RETURN_IF_ERROR(CheckTensor("query", query, {DType::kBF16},
+                                    {kAnyExtent, kAnyExtent, kAnyExtent}));
+  const int64_t batch = query.shape[0], heads = query.shape[1],
+                dim = query.shape[2];
+  if (batch < 1 || heads < 1)
+    return Invalid("query",
+                   absl::StrCat("has shape ", ShapeString(query.shape),
+                                "; expected (B, H, D) with B, H >= 1"));
+  if (dim != 64 && dim != 128)
+    return absl::UnimplementedError(
+        absl::StrCat("argument 'query' has head dim ", dim,
+                     "; the paged-decode kernels take 64 or 128"));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("kv_cache", kv_cache, {DType::kBF16},
+                  {kAnyExtent, kPagedDecodePageSize, kAnyExtent, 2 * dim}));
+  const int64_t pages = kv_cache.shape[0], kv_heads = kv_cache.shape[2];
+  if (pages < 1 || kv_heads < 1)
+    return Invalid("kv_cache",
+                   absl::StrCat("has shape ", ShapeString(kv_cache.shape),
+                                "; expected (pages, 16, Hkv, 2*D) with "
+                                "pages, Hkv >= 1"));
+  if (heads % kv_heads != 0)
+    return Invalid("kv_cache",
+                   absl::StrCat("has ", kv_heads,
+                                " kv heads, which do not divide the query's ",
+                                heads, " heads"));
+  TILEC_RETURN_IF_ERROR(CheckTensor("block_table", block_table, {DType::kI32},
+                                    {batch, kAnyExtent}));
+  if (block_table.shape[1] < 1)
+    return Invalid("block_table",
+                   absl::StrCat("has shape ", ShapeString(block_table.shape),
+                                "; expected (B, pages) with pages >= 1"));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("seq_lens", seq_lens, {DType::kI32}, {batch}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("out", out, {DType::kBF16}, {batch, heads, dim}));
+  TILEC_RETURN_IF_ERROR(CheckInt32Elements("query", query));
+  TILEC_RETURN_IF_ERROR(CheckInt32Elements("kv_cache", kv_cache));
+  TILEC_RETURN_IF_ERROR(CheckInt32Elements("block_table", block_table));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("query", query, "out", out));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("kv_cache", kv_cache, "out", out));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("block_table", block_table, "out", out));
+  TILEC_RETURN_IF_ERROR(CheckNoOverlap("seq_lens", seq_lens, "out", out));
+  // Programs run along the grid's y (kv heads × head groups) and z (batch).
+  const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
+  if (kv_heads * chunks > kMaxGridYZ)
+    return absl::UnimplementedError(absl::StrCat(
+        "argument 'kv_cache' has ", kv_heads, " kv heads of ", heads / kv_heads,
+        " query heads each; the kernels take at most ", kMaxGridYZ,
+        " groups of 16 query heads"));
+  if (batch > kMaxGridYZ)
+    return absl::UnimplementedError(
+        absl::StrCat("argument 'query' has batch ", batch,
+                     "; the kernels take at most ", kMaxGridYZ));
+  return absl::OkStatus();
+}
+
+absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
+                         const TensorRef &block_table,
+                         const TensorRef &seq_lens, const TensorRef &out,
+                         CUstream stream) {
+  TILEC_RETURN_IF_ERROR(
+      ValidatePagedDecode(query, kv_cache, block_table, seq_lens, out));
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  absl::StatusOr<int> device =
+      CheckDeviceTensors(**driver, {{"query", &query},
+                                    {"kv_cache", &kv_cache},
+                                    {"block_table", &block_table},
+                                    {"seq_lens", &seq_lens},
+                                    {"out", &out}});
+  if (!device.ok())
+    return device.status();
+  const int64_t dim = query.shape[2];
+  const bool d64 = dim == 64;
+  absl::StatusOr<const Kernel *> split = GetEmbeddedKernel(
+      kModuleName, d64 ? "paged_decode_d64" : "paged_decode_d128", *device);
+  if (!split.ok())
+    return split.status();
+  absl::StatusOr<const Kernel *> combine = GetEmbeddedKernel(
+      kModuleName,
+      d64 ? "paged_decode_combine_d64" : "paged_decode_combine_d128", *device);
+  if (!combine.ok())
+    return combine.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*split)->context(), *device));
+
+  // Every extent fits in int32: the element counts do.
+  const int batch = int(query.shape[0]), heads = int(query.shape[1]);
+  const int pages = int(kv_cache.shape[0]), kv_heads = int(kv_cache.shape[2]);
+  const int width = int(block_table.shape[1]);
+  const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
+  const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width);
+  const int splits = int(CeilDiv(width, pps));
+  const int64_t rows = int64_t(batch) * heads;
+  // Partials, (splits, B·H) maxima and sums and (splits, B·H, D)
+  // accumulators, in one buffer of the stream's scratch.
+  const size_t stat_bytes = size_t(splits * rows) * 4;
+  const size_t stat_span = (stat_bytes + 255) / 256 * 256;
+  const ScratchRequest requests[] = {
+      {2 * stat_span + size_t(splits * rows * dim) * 4, /*zeroed=*/false}};
+  const float scale = float(1.0 / std::sqrt(double(dim)));
+
+  ScopedContext scope(**driver, (*split)->context());
+  if (!scope.status().ok())
+    return scope.status();
+  return ScratchFor(**driver, (*split)->context())
+      .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+        const cu::CUdeviceptr pm = buffers[0], pl = pm + stat_span,
+                              pacc = pl + stat_span;
+        const KernelArg args[] = {KernelArg::Ptr(query.data),
+                                  KernelArg::Ptr(kv_cache.data),
+                                  KernelArg::Ptr(block_table.data),
+                                  KernelArg::Ptr(seq_lens.data),
+                                  KernelArg::DevicePtr(pm),
+                                  KernelArg::DevicePtr(pl),
+                                  KernelArg::DevicePtr(pacc),
+                                  KernelArg::I32(batch),
+                                  KernelArg::I32(heads),
+                                  KernelArg::I32(kv_heads),
+                                  KernelArg::I32(width),
+                                  KernelArg::I32(pages),
+                                  KernelArg::I32(splits),
+                                  KernelArg::I32(pps),
+                                  KernelArg::F32(scale)};
+        const Dim3 grid = {uint32_t(splits), uint32_t(kv_heads * chunks),
+                           uint32_t(batch)};
+        TILEC_RETURN_IF_ERROR(
+            (*split)->Launch(grid, args, stream, PointerCheck::kSkip));
+        const KernelArg combine_args[] = {
+            KernelArg::DevicePtr(pm),   KernelArg::DevicePtr(pl),
+            KernelArg::DevicePtr(pacc), KernelArg::Ptr(out.data),
+            KernelArg::I32(int(rows)),  KernelArg::I32(splits)};
+        const Dim3 combine_grid = {uint32_t(CeilDiv(rows, kHeadsPerProgram)), 1,
+                                   1};
+        return (*combine)->Launch(combine_grid, combine_args, stream,
+                                  PointerCheck::kSkip);
+      });
+}
+
+} // namespace tilec

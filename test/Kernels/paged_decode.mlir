@@ -1,0 +1,26 @@
+// REQUIRES: ptxas
+// RUN: emit-ptx %kernels/paged_decode.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=RES
+// RUN: emit-ptx %kernels/paged_decode.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 %t.sm80.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm80.ptx
+
+// Paged decode on both targets: K and V rows gathered through the page
+// table with 16-byte loads, Q·Kᵀ and P·V on mma.sync m16n8k16 with bf16
+// operands (M = 16 packed query heads is below wgmma's m64), exponentials
+// on ex2.
+// PTX-LABEL: .entry paged_decode_d64(
+// PTX: ld.global.v4.b32
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX: ex2.approx
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-LABEL: .entry paged_decode_combine_d64(
+// PTX-LABEL: .entry paged_decode_d128(
+// PTX: ld.global.v4.b32
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX: ex2.approx
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-LABEL: .entry paged_decode_combine_d128(
+
+// RES-LABEL: Function properties for paged_decode_d128
+// RES-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
