@@ -36,6 +36,11 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
                      "issued num-stages - 1 iterations ahead "
                      "(tile-pipeline-loads); 1 disables"),
       llvm::cl::init(4)};
+  Option<bool> tma{*this, "tma",
+                   llvm::cl::desc("fill dot loops' rings with TMA where the "
+                                  "target has it and the views allow; false "
+                                  "keeps cp.async"),
+                   llvm::cl::init(true)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR.

@@ -30,7 +30,8 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   // After layouts: the staged buffers take the shape the dots read.
   TilePipelineLoadsOptions pipelining;
   pipelining.numStages = options.numStages;
-  pipelining.target = options.target;
+  // Without a target the pass fills every ring with cp.async.
+  pipelining.target = options.tma ? std::string(options.target) : "";
   pm.addPass(createTilePipelineLoads(pipelining));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

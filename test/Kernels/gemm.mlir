@@ -3,6 +3,7 @@
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 %t.sm80.ptx -o %t.cubin
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
@@ -34,6 +35,10 @@
 // SM90-LABEL: .entry gemm_fp8
 // SM90: cp.async.bulk.tensor.2d
 // SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// --tma=false keeps the cp.async rings on sm_90a.
+// NOTMA-NOT: cp.async.bulk
+// NOTMA-NOT: mbarrier
+// NOTMA: wgmma.mma_async
 // SM80-NOT: cp.async.bulk
 // SM80-LABEL: .entry gemm_bf16
 // SM80: cp.async.cg.shared.global

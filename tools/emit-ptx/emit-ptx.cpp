@@ -50,6 +50,12 @@ static cl::opt<unsigned>
               cl::desc("iterations of a dot loop in flight (loads issued "
                        "num-stages - 1 ahead); 1 disables pipelining"),
               cl::init(4), cl::cat(emitPtxCategory));
+static cl::opt<bool>
+    tma("tma",
+        cl::desc("fill the rings of dot loops with TMA where the target has "
+                 "it and the views allow (sm_90a, sm_100a); --tma=false "
+                 "keeps cp.async everywhere"),
+        cl::init(true), cl::cat(emitPtxCategory));
 static cl::opt<bool> printMetadata("metadata",
                                    cl::desc("print the kernel metadata JSON "
                                             "after the PTX"),
@@ -146,6 +152,7 @@ int main(int argc, char **argv) {
   options.target = target;
   options.numWarps = numWarps;
   options.numStages = numStages;
+  options.tma = tma;
   tile::buildTileToPTXPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
