@@ -35,7 +35,7 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       llvm::cl::desc("iterations of a dot loop in flight: its loads are "
                      "issued num-stages - 1 iterations ahead "
                      "(tile-pipeline-loads); 1 disables"),
-      llvm::cl::init(4)};
+      llvm::cl::init(5)};
   Option<bool> tma{*this, "tma",
                    llvm::cl::desc("fill dot loops' rings with TMA where the "
                                   "target has it and the views allow; false "

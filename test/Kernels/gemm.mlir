@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
-// on operands copied into a four-stage ring of swizzled shared memory
+// on operands copied into a five-stage ring of swizzled shared memory
 // (tile-pipeline-loads): by TMA, counted by mbarriers, when x and w are
 // 16-byte aligned; by cp.async otherwise (K = 4127). On sm_80 (and for now
 // sm_100a) mma.sync m16n8k16 with fragments read by ldmatrix from the same
@@ -28,7 +28,7 @@
 // The cp.async version of the loop.
 // SM90: cp.async.cg.shared.global
 // SM90: cp.async.commit_group
-// SM90: cp.async.wait_group 1;
+// SM90: cp.async.wait_group 2;
 // SM90-NEXT: fence.proxy.async.shared::cta
 // SM90-NEXT: bar.sync 0
 // SM90: wgmma.wait_group.sync.aligned 0
@@ -44,7 +44,7 @@
 // SM80: cp.async.cg.shared.global
 // SM80: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// SM80: cp.async.wait_group 2;
+// SM80: cp.async.wait_group 3;
 // SM80-NEXT: bar.sync 0
 // SM80-LABEL: .entry gemm_fp8
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

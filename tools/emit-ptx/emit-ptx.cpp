@@ -49,7 +49,7 @@ static cl::opt<unsigned>
     numStages("num-stages",
               cl::desc("iterations of a dot loop in flight (loads issued "
                        "num-stages - 1 ahead); 1 disables pipelining"),
-              cl::init(4), cl::cat(emitPtxCategory));
+              cl::init(5), cl::cat(emitPtxCategory));
 static cl::opt<bool>
     tma("tma",
         cl::desc("fill the rings of dot loops with TMA where the target has "
