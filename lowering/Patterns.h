@@ -16,7 +16,7 @@ public:
   explicit TileTypeConverter(MLIRContext *context);
 };
 
-/// make_view, load, store.
+/// addptr, make_view, load, store.
 void populateMemoryOpPatterns(TileTypeConverter &converter,
                               RewritePatternSet &patterns);
 /// reduce, convert_layout, broadcast, expand_dims, splat, iota, constants
