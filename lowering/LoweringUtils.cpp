@@ -218,9 +218,12 @@ Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
 
 Value mlir::tile::getViewCoord(OpBuilder &b, Location loc, Value offset,
                                Value local) {
-  Value coord =
-      local ? LLVM::AddOp::create(b, loc, offset, local).getResult() : offset;
-  return LLVM::SExtOp::create(b, loc, b.getI64Type(), coord);
+  Type i64 = b.getI64Type();
+  Value coord = LLVM::SExtOp::create(b, loc, i64, offset);
+  if (!local)
+    return coord;
+  return LLVM::AddOp::create(b, loc, coord,
+                             LLVM::ZExtOp::create(b, loc, i64, local));
 }
 
 Value mlir::tile::getViewElementAddress(OpBuilder &b, Location loc, Value ptr,

@@ -1,29 +1,31 @@
-// Element addresses of views are 64-bit: a coordinate is an i32 sum
-// (tile origin + place in the tile) sign-extended to i64, multiplied by its
-// sign-extended stride in i64, so a view of more than 2^31 elements (a
-// (65536, 50257) matrix) is addressed without wrapping, and NVPTX emits one
-// mul.wide.s32 per product (as cheap as mul.lo.s32) rather than a 64-bit
-// multiply. tile.addptr moves a pointer by an i64 element count.
+// Element addresses of views are 64-bit: a coordinate is the tile origin
+// (i32, sign-extended) plus the element's place in the tile (zero-extended),
+// added in i64 and multiplied by the sign-extended stride in i64, so a view
+// of more than 2^31 elements (a (65536, 50257) matrix) is addressed without
+// wrapping. tile.addptr moves a pointer by an i64 element count.
 // RUN: kernel-opt %s -split-input-file -tile-assign-layouts -tile-allocate-shared -convert-tile-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: emit-ptx %s --target=sm_90a | FileCheck %s --check-prefix=PTX
 
 // LLVM-LABEL: llvm.func @row_copy
-// Each coordinate: an i32 sum, sign-extended; the products, their sum and
-// the index into the pointer are i64.
 // LLVM: llvm.ptrtoint %arg0
-// LLVM: %[[ROWSUM:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
-// LLVM-NEXT: %[[ROW:.*]] = llvm.sext %[[ROWSUM]] : i32 to i64
+// LLVM: %[[R0:.*]] = llvm.sext %{{.*}} : i32 to i64
+// LLVM-NEXT: %[[R1:.*]] = llvm.zext %{{.*}} : i32 to i64
+// LLVM-NEXT: %[[ROW:.*]] = llvm.add %[[R0]], %[[R1]] : i64
 // LLVM-NEXT: llvm.icmp "ult" %[[ROW]], %{{.*}} : i64
-// LLVM-NEXT: %[[COLSUM:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
-// LLVM-NEXT: %[[COL:.*]] = llvm.sext %[[COLSUM]] : i32 to i64
+// LLVM-NEXT: %[[C0:.*]] = llvm.sext %{{.*}} : i32 to i64
+// LLVM-NEXT: %[[C1:.*]] = llvm.zext %{{.*}} : i32 to i64
+// LLVM-NEXT: %[[COL:.*]] = llvm.add %[[C0]], %[[C1]] : i64
 // LLVM: %[[P0:.*]] = llvm.mul %[[ROW]], %{{.*}} : i64
 // LLVM-NEXT: %[[P1:.*]] = llvm.mul %[[COL]], %{{.*}} : i64
 // LLVM-NEXT: %[[LIN:.*]] = llvm.add %[[P0]], %[[P1]] : i64
 // LLVM-NEXT: llvm.getelementptr %arg0[%[[LIN]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+// The row offset times the row stride is a 64-bit product; no 32-bit
+// multiply of a coordinate by a stride remains.
 // PTX-LABEL: .entry row_copy(
-// PTX: mul.wide.s32
-// PTX-NOT: mul.lo.s64
-// PTX-NOT: mad.lo.s64
+// PTX: cvt.s64.s32 %rd{{[0-9]+}}, %r{{[0-9]+}};
+// PTX: mul.lo.s64
+// PTX-NOT: mul.lo.s32
+// PTX-NOT: mad.lo.s32
 // PTX: ret;
 func.func @row_copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %rows: i32,
                     %cols: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
