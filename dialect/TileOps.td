@@ -390,6 +390,31 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
 // Global memory
 //===----------------------------------------------------------------------===//
 
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "pointer advanced by a number of elements";
+  let description = [{
+    `ptr` moved forward by `offset` elements (a signed i32 or i64),
+    computed in 64 bits. View extents, strides and tile offsets are i32, so
+    a view reaches at most 2^31 - 1 elements per dimension; a kernel whose
+    buffer holds more (a row of a large matrix, `row * n` >= 2^31) starts a
+    view at the row instead of offsetting into the whole buffer (sizes are
+    non-negative: zero-extended, their product is one mul.wide.u32):
+
+    ```mlir
+    %r = arith.extui %row : i32 to i64
+    %n64 = arith.extui %n : i32 to i64
+    %at = arith.muli %r, %n64 : i64
+    %xr = tile.addptr %x, %at : !tile.ptr<f32>, i64
+    %v = tile.make_view %xr[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$ptr, AnyTypeOf<[I32, I64]>:$offset);
+  let results = (outs Tile_PtrType:$result);
+  let assemblyFormat = [{
+    $ptr `,` $offset attr-dict `:` qualified(type($ptr)) `,` type($offset)
+  }];
+}
+
 def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
   let summary = "strided view of global memory";
   let description = [{

@@ -34,10 +34,15 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %zerof = arith.constant 0.0 : f32
   %chunk = arith.constant 4096 : i32
   %row = tile.program_id x
-  %total = arith.muli %batch, %n : i32
-  %src = tile.make_view %x[%total] strides[%c1]
+  // Views start at the program's row: batch * n may pass 2^31, which a
+  // view's 32-bit extents and offsets cannot reach; row bases are 64-bit.
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[%c1]
       : !tile.ptr<f32> -> !tile.view<?xf32>
-  %rowStart = arith.muli %row, %n : i32
   %lane = tile.iota : tensor<4096xi32>
   %nT = tile.splat %n : tensor<4096xi32>
   %zeroT = tile.splat %c0 : tensor<4096xi32>
@@ -67,8 +72,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %jT = tile.splat %j : tensor<4096xi32>
       %cols = arith.addi %lane, %jT : tensor<4096xi32>
       %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-      %off = arith.addi %rowStart, %j : i32
-      %t = tile.load %src[%off] mask %valid
+      %t = tile.load %src[%j] mask %valid
           : !tile.view<?xf32> -> tensor<4096xf32>
       %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
       %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
@@ -113,12 +117,13 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c16T = tile.splat %c16 : tensor<4096xi32>
 
   // 3. Collect, sort, store.
-  %totalK = arith.muli %batch, %k : i32
-  %outV = tile.make_view %values[%totalK] strides[%c1]
+  %outAt = arith.muli %row64, %k64 : i64
+  %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
+  %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
+  %outV = tile.make_view %valuesRow[%k] strides[%c1]
       : !tile.ptr<f32> -> !tile.view<?xf32>
-  %outI = tile.make_view %indices[%totalK] strides[%c1]
+  %outI = tile.make_view %indicesRow[%k] strides[%c1]
       : !tile.ptr<i64> -> !tile.view<?xi64>
-  %outOff = arith.muli %row, %k : i32
   %short = arith.cmpi sle, %k, %c64 : i32
   scf.if %short {
     %initK = tile.splat %kmin : tensor<64xi32>
@@ -132,8 +137,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %off = arith.addi %rowStart, %j : i32
-        %t = tile.load %src[%off] mask %valid
+        %t = tile.load %src[%j] mask %valid
             : !tile.view<?xf32> -> tensor<4096xf32>
         %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
         %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
@@ -185,8 +189,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %kT = tile.splat %k : tensor<64xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
     %si64 = arith.extui %si : tensor<64xi32> to tensor<64xi64>
-    tile.store %sv, %outV[%outOff] mask %keep : tensor<64xf32>, !tile.view<?xf32>
-    tile.store %si64, %outI[%outOff] mask %keep : tensor<64xi64>, !tile.view<?xi64>
+    tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>, !tile.view<?xf32>
+    tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>, !tile.view<?xi64>
   } else {
     %initK = tile.splat %kmin : tensor<2048xi32>
     %initI = tile.splat %c0 : tensor<2048xi32>
@@ -199,8 +203,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %off = arith.addi %rowStart, %j : i32
-        %t = tile.load %src[%off] mask %valid
+        %t = tile.load %src[%j] mask %valid
             : !tile.view<?xf32> -> tensor<4096xf32>
         %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
         %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
@@ -252,8 +255,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %kT = tile.splat %k : tensor<2048xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
     %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-    tile.store %sv, %outV[%outOff] mask %keep : tensor<2048xf32>, !tile.view<?xf32>
-    tile.store %si64, %outI[%outOff] mask %keep : tensor<2048xi64>, !tile.view<?xi64>
+    tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>, !tile.view<?xf32>
+    tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>, !tile.view<?xi64>
   }
   return
 }
@@ -374,8 +377,17 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
   %row = tile.program_id x
   %part = tile.program_id y
-  %total = arith.muli %batch, %n : i32
-  %rowStart = arith.muli %row, %n : i32
+  // Views start at the program's row of x, work and the outputs: batch * n
+  // may pass 2^31 (and batch * 4096 does from 2^19 rows), which a view's
+  // 32-bit extents and offsets cannot reach; row bases are 64-bit.
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %partLen64 = arith.extui %partLen : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %workAt = arith.muli %row64, %partLen64 : i64
+  %workRow = tile.addptr %work, %workAt : !tile.ptr<i64>, i64
   %base = arith.muli %part, %partLen : i32
   %single = arith.cmpi eq, %parts, %c1 : i32
   %isK1 = arith.cmpi eq, %k, %c1 : i32
@@ -405,10 +417,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %cols = arith.addi %place, %baseT : !pi32
   %nT = tile.splat %n : !pi32
   %valid = arith.cmpi slt, %cols, %nT : !pi32
-  %src = tile.make_view %x[%c8, %c32, %total] strides[%c512, %c16, %c1]
+  %src = tile.make_view %xRow[%c8, %c32, %n] strides[%c512, %c16, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?x?xf32>
-  %off = arith.addi %rowStart, %base : i32
-  %t = tile.load %src[%c0, %c0, %off] mask %valid
+  %t = tile.load %src[%c0, %c0, %base] mask %valid
       : !tile.view<?x?x?xf32> -> !pf32
   %c31T = tile.splat %c31 : !pi32
   %c1T = tile.splat %c1 : !pi32
@@ -500,11 +511,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 : !tile.smem<128xi64> -> !row128
             scf.yield %fromShared : !row128
           } else {
-            %workLen1 = arith.muli %batch, %partLen : i32
-            %wv1 = tile.make_view %work[%workLen1] strides[%c1]
+            %wv1 = tile.make_view %workRow[%partLen] strides[%c1]
                 : !tile.ptr<i64> -> !tile.view<?xi64>
-            %rowWork1 = arith.muli %row, %partLen : i32
-            %fromWork = tile.load %wv1[%rowWork1] mask %inRowR
+            %fromWork = tile.load %wv1[%c0] mask %inRowR
                 pad -9223372036854775808 : i64
                 : !tile.view<?xi64> -> !row128
             scf.yield %fromWork : !row128
@@ -561,16 +570,13 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 %kj = arith.addi %k, %jm1 : i32
                 %m = arith.divui %kj, %j : i32
                 %mm1 = arith.subi %m, %c1 : i32
-                %workLenJ = arith.muli %batch, %partLen : i32
-                %listsV = tile.make_view %work[%workLenJ, %c64] strides[%c1, %k]
+                %listsV = tile.make_view %workRow[%partLen, %c64] strides[%c1, %k]
                     : !tile.ptr<i64> -> !tile.view<?x?xi64>
-                %rowWorkJ = arith.muli %row, %partLen : i32
-                %atJ = arith.addi %rowWorkJ, %jm1 : i32
                 %pIdx = tile.iota : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>>
                 %pIdx2 = tile.expand_dims %pIdx at 0 : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>> -> tensor<1x64xi32, #lists>
                 %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
                 %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
-                %vj = tile.load %listsV[%atJ, %c0] mask %isPart
+                %vj = tile.load %listsV[%jm1, %c0] mask %isPart
                     pad -9223372036854775808 : i64
                     : !tile.view<?x?xi64> -> tensor<1x64xi64, #lists>
                 %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
@@ -764,11 +770,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                   : !tile.smem<128xi64> -> !row64
               scf.yield %fromShared : !row64
             } else {
-              %workLen2 = arith.muli %batch, %partLen : i32
-              %wv2 = tile.make_view %work[%workLen2] strides[%c1]
+              %wv2 = tile.make_view %workRow[%partLen] strides[%c1]
                   : !tile.ptr<i64> -> !tile.view<?xi64>
-              %rowWork2 = arith.muli %row, %partLen : i32
-              %fromWork = tile.load %wv2[%rowWork2] mask %in64
+              %fromWork = tile.load %wv2[%c0] mask %in64
                   pad -9223372036854775808 : i64
                   : !tile.view<?xi64> -> !row64
               scf.yield %fromWork : !row64
@@ -801,10 +805,8 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         } else {
         %rankedM = scf.if %mergeLists -> (tensor<64xi64>) {
           // Row 0 holds the lists (row 1 lies outside the view: empty).
-          %workLenM = arith.muli %batch, %partLen : i32
-          %wvM = tile.make_view %work[%c1, %workLenM] strides[%c128, %c1]
+          %wvM = tile.make_view %workRow[%c1, %partLen] strides[%c128, %c1]
               : !tile.ptr<i64> -> !tile.view<?x?xi64>
-          %rowWorkM = arith.muli %row, %partLen : i32
           %colsM1 = tile.iota : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
           %colsM2 = tile.expand_dims %colsM1 at 0
               : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
@@ -817,7 +819,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %rowsM = tile.broadcast %rowsM2 : tensor<2x1xi32, #pairs> -> !lists32
           %perRowM = tile.splat %perRow : !lists32
           %inRowM = arith.cmpi slt, %colsM, %perRowM : !lists32
-          %lists = tile.load %wvM[%c0, %rowWorkM] mask %inRowM
+          %lists = tile.load %wvM[%c0, %c0] mask %inRowM
               pad -9223372036854775808 : i64
               : !tile.view<?x?xi64> -> !lists64
           %merged = tile.sort %lists along 1 descending runs 32 : !lists64
@@ -892,12 +894,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           // on. Rows are 4096 slots apart, so no cache sector holds two rows'
           // slots (one row's last part must not cache another's before it is
           // written).
-          %workLen = arith.muli %batch, %partLen : i32
-          %wv = tile.make_view %work[%workLen] strides[%c1]
+          %wv = tile.make_view %workRow[%partLen] strides[%c1]
               : !tile.ptr<i64> -> !tile.view<?xi64>
-          %rowWork = arith.muli %row, %partLen : i32
-          %partWork = arith.muli %part, %k : i32
-          %wOff = arith.addi %rowWork, %partWork : i32
+          %wOff = arith.muli %part, %k : i32
           tile.store %cand, %wv[%wOff] mask %keep
               : tensor<64xi64>, !tile.view<?xi64>
           tile.fence
@@ -920,11 +919,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             // The parts' first 8 candidates are sorted runs of 8; merged, the
             // k largest are the row's top k unless some part's 8th is among
             // them (that part may hold more; then the general path runs).
-            %workLenS = arith.muli %batch, %partLen : i32
-            %wvS = tile.make_view %work[%parts, %workLenS] strides[%k, %c1]
+            %wvS = tile.make_view %workRow[%parts, %partLen] strides[%k, %c1]
                 : !tile.ptr<i64> -> !tile.view<?x?xi64>
-            %rowWorkS = arith.muli %row, %partLen : i32
-            %firsts = tile.load %wvS[%c0, %rowWorkS]
+            %firsts = tile.load %wvS[%c0, %c0]
                 pad -9223372036854775808 : i64
                 : !tile.view<?x?xi64> -> !sample64
             %sp1 = tile.iota : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
@@ -978,9 +975,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             %all = scf.if %need -> (!pi64) {
               %perRowT = tile.splat %perRow : !pi32
               %inRow = arith.cmpi slt, %place, %perRowT : !pi32
-              %wv3 = tile.make_view %work[%c8, %c32, %workLen] strides[%c512, %c16, %c1]
+              %wv3 = tile.make_view %workRow[%c8, %c32, %partLen] strides[%c512, %c16, %c1]
                   : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
-              %loaded = tile.load %wv3[%c0, %c0, %rowWork] mask %inRow
+              %loaded = tile.load %wv3[%c0, %c0, %c0] mask %inRow
                   pad -9223372036854775808 : i64
                   : !tile.view<?x?x?xi64> -> !pi64
               scf.yield %loaded : !pi64
@@ -1017,15 +1014,16 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %v = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
     %ci = arith.trunci %done#2 : tensor<64xi64> to tensor<64xi32>
     %i64 = arith.extui %ci : tensor<64xi32> to tensor<64xi64>
-    %totalK = arith.muli %batch, %k : i32
-    %outV = tile.make_view %values[%totalK] strides[%c1]
+    %outAt = arith.muli %row64, %k64 : i64
+    %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
+    %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
+    %outV = tile.make_view %valuesRow[%k] strides[%c1]
         : !tile.ptr<f32> -> !tile.view<?xf32>
-    %outI = tile.make_view %indices[%totalK] strides[%c1]
+    %outI = tile.make_view %indicesRow[%k] strides[%c1]
         : !tile.ptr<i64> -> !tile.view<?xi64>
-    %outOff = arith.muli %row, %k : i32
-    tile.store %v, %outV[%outOff] mask %keep
+    tile.store %v, %outV[%c0] mask %keep
         : tensor<64xf32>, !tile.view<?xf32>
-    tile.store %i64, %outI[%outOff] mask %keep
+    tile.store %i64, %outI[%c0] mask %keep
         : tensor<64xi64>, !tile.view<?xi64>
   }
   return
@@ -1045,14 +1043,18 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %l32 = arith.constant 32 : i64
   %lowMask = arith.constant 4294967295 : i64
   %row = tile.program_id x
-  %total = arith.muli %batch, %n : i32
-  %src = tile.make_view %x[%total] strides[%c1]
+  // The view starts at the row: batch * n may pass 2^31.
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[%c1]
       : !tile.ptr<f32> -> !tile.view<?xf32>
   %cols = tile.iota : tensor<4096xi32>
   %nT = tile.splat %n : tensor<4096xi32>
   %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-  %rowStart = arith.muli %row, %n : i32
-  %t = tile.load %src[%rowStart] mask %valid
+  %c0 = arith.constant 0 : i32
+  %t = tile.load %src[%c0] mask %valid
       : !tile.view<?xf32> -> tensor<4096xf32>
   // The signed-order key of the split kernel; NaN largest.
   %c31T = tile.splat %c31 : tensor<4096xi32>

@@ -69,7 +69,7 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Type i32 = b.getI32Type();
     unsigned rank = op.getIndices().size();
     ValueRange view = adaptor.getView();
     Value base = view[0];
@@ -96,18 +96,17 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
       Value owner = isElementOwner(b, loc, *dist, pos, e);
       auto ownerIf = scf::IfOp::create(b, loc, owner, /*withElse=*/false);
       OpBuilder ob = OpBuilder::atBlockBegin(&ownerIf.getThenRegion().front());
-      Value linear = i64Const(ob, loc, 0);
+      SmallVector<Value> coords;
       Value inBounds;
       for (unsigned d = 0; d < rank; ++d) {
         Value coord =
-            LLVM::SExtOp::create(ob, loc, i64, adaptor.getIndices()[d][e]);
+            getViewCoord(ob, loc, adaptor.getIndices()[d][e], Value());
+        coords.push_back(coord);
         // Unsigned compare also rejects negative coordinates.
         Value inside = LLVM::ICmpOp::create(ob, loc, LLVM::ICmpPredicate::ult,
                                             coord, sizes[d]);
         inBounds =
             inBounds ? LLVM::AndOp::create(ob, loc, inBounds, inside) : inside;
-        linear = LLVM::AddOp::create(
-            ob, loc, linear, LLVM::MulOp::create(ob, loc, coord, strides[d]));
       }
       Value resultSlot = LLVM::AddOp::create(ob, loc, resultStart, slots[e]);
       // Skipped elements read back zero.
@@ -116,8 +115,8 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
                    resultSlot);
       auto boundsIf = scf::IfOp::create(ob, loc, inBounds, /*withElse=*/false);
       OpBuilder ib = OpBuilder::atBlockBegin(&boundsIf.getThenRegion().front());
-      Value address = LLVM::GEPOp::create(ib, loc, base.getType(), elementType,
-                                          base, ValueRange{linear});
+      Value address =
+          getViewElementAddress(ib, loc, base, elementType, strides, coords);
       Value old = LLVM::AtomicRMWOp::create(ib, loc, *binOp, address,
                                             adaptor.getValue()[e],
                                             LLVM::AtomicOrdering::monotonic);

@@ -216,6 +216,32 @@ Value mlir::tile::getIdentity(OpBuilder &b, Location loc, CombineKind kind,
   }
 }
 
+Value mlir::tile::getViewCoord(OpBuilder &b, Location loc, Value offset,
+                               Value local) {
+  Type i64 = b.getI64Type();
+  Value coord = LLVM::SExtOp::create(b, loc, i64, offset);
+  if (!local)
+    return coord;
+  return LLVM::AddOp::create(b, loc, coord,
+                             LLVM::ZExtOp::create(b, loc, i64, local));
+}
+
+Value mlir::tile::getViewElementAddress(OpBuilder &b, Location loc, Value ptr,
+                                        Type elementType, ValueRange strides,
+                                        ValueRange coords) {
+  assert(strides.size() == coords.size() && "one coordinate per stride");
+  Value linear;
+  for (auto [coord, stride] : llvm::zip_equal(coords, strides)) {
+    Value term = LLVM::MulOp::create(b, loc, coord, stride);
+    linear =
+        linear ? LLVM::AddOp::create(b, loc, linear, term).getResult() : term;
+  }
+  if (!linear)
+    return ptr;
+  return LLVM::GEPOp::create(b, loc, ptr.getType(), elementType, ptr,
+                             ValueRange{linear});
+}
+
 void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {
   NVVM::Barrier0Op::create(b, loc);
 }

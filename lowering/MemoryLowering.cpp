@@ -7,6 +7,10 @@
 // the bounds and the mask. The alignment test is uniform across the CTA, so
 // the fast path costs one well-predicted branch per group.
 //
+// Views have 32-bit extents, strides and offsets per dimension; element
+// addresses are 64-bit (getViewElementAddress), so a view may cover more
+// than 2^31 elements in all.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/LoweringUtils.h"
@@ -42,7 +46,7 @@ struct TileAccess {
   Location loc;
   Distribution dist;
   ViewValues view;
-  SmallVector<Value> offsets; // i64, tile origin in the view
+  SmallVector<Value> offsets; // i32, tile origin in the view
   ThreadPosition pos;
   Type elementType;
   unsigned vectorWidth = 1;
@@ -70,9 +74,7 @@ TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
                       ValueRange view, ValueRange offsets, Type elementType) {
   unsigned rank = offsets.size();
   TileAccess access{loc, dist, ViewValues(view, rank), {}, {}, elementType};
-  for (Value offset : offsets)
-    access.offsets.push_back(
-        LLVM::SExtOp::create(b, loc, b.getI64Type(), offset));
+  llvm::append_range(access.offsets, offsets);
   access.pos = getThreadPosition(b, loc, dist);
   access.vectorWidth = getVectorWidth(dist, elementType);
   if (access.vectorWidth > 1) {
@@ -92,7 +94,11 @@ TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
           isZero(LLVM::AndOp::create(b, loc, access.view.strides[d], vecMask)));
     ok = LLVM::AndOp::create(
         b, loc, ok,
-        isZero(LLVM::AndOp::create(b, loc, access.offsets[rank - 1], vecMask)));
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                             LLVM::AndOp::create(b, loc,
+                                                 access.offsets[rank - 1],
+                                                 i32Const(b, loc, vec - 1)),
+                             i32Const(b, loc, 0)));
     Value address =
         LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), access.view.ptr);
     ok = LLVM::AndOp::create(
@@ -104,7 +110,8 @@ TileAccess makeAccess(OpBuilder &b, Location loc, const Distribution &dist,
   return access;
 }
 
-/// Global coordinates (i64) of element `e` and whether each is in bounds.
+/// Global coordinates (i64) of element `e`, its address and whether it is in
+/// bounds.
 struct ElementPlace {
   SmallVector<Value> coords;
   Value address;
@@ -116,11 +123,8 @@ ElementPlace placeElement(OpBuilder &b, const TileAccess &access, int64_t e) {
   ElementPlace place;
   SmallVector<Value> local =
       getElementCoords(b, loc, access.dist, access.pos, e);
-  Value linear = i64Const(b, loc, 0);
   for (unsigned d = 0; d < access.rank(); ++d) {
-    Value coord = LLVM::AddOp::create(
-        b, loc, access.offsets[d],
-        LLVM::ZExtOp::create(b, loc, b.getI64Type(), local[d]));
+    Value coord = getViewCoord(b, loc, access.offsets[d], local[d]);
     place.coords.push_back(coord);
     // Unsigned compare also rejects negative coordinates.
     Value inside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, coord,
@@ -128,13 +132,10 @@ ElementPlace placeElement(OpBuilder &b, const TileAccess &access, int64_t e) {
     place.inBounds = place.inBounds
                          ? LLVM::AndOp::create(b, loc, place.inBounds, inside)
                          : inside;
-    linear = LLVM::AddOp::create(
-        b, loc, linear,
-        LLVM::MulOp::create(b, loc, coord, access.view.strides[d]));
   }
-  auto ptrType = access.view.ptr.getType();
-  place.address = LLVM::GEPOp::create(b, loc, ptrType, access.elementType,
-                                      access.view.ptr, ValueRange{linear});
+  place.address =
+      getViewElementAddress(b, loc, access.view.ptr, access.elementType,
+                            access.view.strides, place.coords);
   return place;
 }
 
@@ -175,6 +176,28 @@ struct MakeViewLowering : public OpConversionPattern<MakeViewOp> {
       values.push_back(
           LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), v));
     rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// A pointer advanced by a number of elements, in 64 bits.
+struct AddPtrLowering : public OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value offset = adaptor.getOffset().front();
+    if (!offset.getType().isInteger(64))
+      offset =
+          LLVM::SExtOp::create(rewriter, loc, rewriter.getI64Type(), offset);
+    Type elementType =
+        getTypeConverter()->convertType(op.getPtr().getType().getElementType());
+    Value ptr = adaptor.getPtr().front();
+    rewriter.replaceOpWithMultiple(
+        op, {{LLVM::GEPOp::create(rewriter, loc, ptr.getType(), elementType,
+                                  ptr, ValueRange{offset})
+                  .getResult()}});
     return success();
   }
 };
@@ -347,6 +370,6 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
 
 void mlir::tile::populateMemoryOpPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<MakeViewLowering, LoadLowering, StoreLowering>(
+  patterns.add<AddPtrLowering, MakeViewLowering, LoadLowering, StoreLowering>(
       converter, patterns.getContext());
 }

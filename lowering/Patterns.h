@@ -17,7 +17,7 @@ public:
   explicit TileTypeConverter(MLIRContext *context);
 };
 
-/// make_view, load, store.
+/// addptr, make_view, load, store.
 void populateMemoryOpPatterns(TileTypeConverter &converter,
                               RewritePatternSet &patterns);
 /// gather: loads at per-element coordinates, vectorized where they run

@@ -1,6 +1,7 @@
 #include "runtime/softmax.h"
 
 #include <cstdint>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/driver.h"
@@ -13,6 +14,14 @@ namespace {
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
       absl::StrCat("argument '", argument, "' ", why));
+}
+
+// A size given as a number: in [1, 2^31 - 1] (the kernel's 32-bit extents).
+absl::Status CheckSize(const char *argument, int64_t value) {
+  if (value < 1 || value > std::numeric_limits<int32_t>::max())
+    return Invalid(argument,
+                   absl::StrCat("must be in [1, 2^31 - 1], got ", value));
+  return absl::OkStatus();
 }
 
 DType ToDType(SoftmaxType type) {
@@ -43,7 +52,7 @@ absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y) {
     return Invalid("x", absl::StrCat("has shape ", ShapeString(x.shape),
                                      "; expected (rows, cols) with rows >= 1 "
                                      "and cols >= 1"));
-  TILEC_RETURN_IF_ERROR(CheckInt32Elements("x", x));
+  TILEC_RETURN_IF_ERROR(CheckInt32Extents("x", x));
   TILEC_RETURN_IF_ERROR(CheckTensor("y", y, {x.dtype}, x.shape));
   return CheckNoOverlap("x", x, "y", y, /*allow_identical=*/true);
 }
@@ -66,7 +75,7 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
     return kernel.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
-  // Both extents fit in int32: the element count does.
+  // Both extents fit in int32 (the element count need not).
   const int rows = int(x.shape[0]), cols = int(x.shape[1]);
   const KernelArg args[] = {KernelArg::Ptr(x.data), KernelArg::Ptr(y.data),
                             KernelArg::I32(rows), KernelArg::I32(cols)};
@@ -75,19 +84,17 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
   return (*kernel)->Launch({programs, 1, 1}, args, stream, PointerCheck::kSkip);
 }
 
-absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols) {
+absl::Status ValidateSoftmax(const void *x, const void *y, int64_t rows,
+                             int64_t cols) {
   if (x == nullptr)
     return Invalid("x", "is null");
   if (y == nullptr)
     return Invalid("y", "is null");
-  if (rows < 1)
-    return Invalid("rows", absl::StrCat("must be at least 1, got ", rows));
-  if (cols < 1)
-    return Invalid("cols", absl::StrCat("must be at least 1, got ", cols));
-  return absl::OkStatus();
+  TILEC_RETURN_IF_ERROR(CheckSize("rows", rows));
+  return CheckSize("cols", cols);
 }
 
-absl::Status Softmax(const void *x, void *y, int rows, int cols,
+absl::Status Softmax(const void *x, void *y, int64_t rows, int64_t cols,
                      SoftmaxType type, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateSoftmax(x, y, rows, cols));
   return Softmax(TensorRef::Contiguous(x, ToDType(type), {rows, cols}),

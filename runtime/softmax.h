@@ -19,8 +19,9 @@ enum class SoftmaxType { kF32, kBF16 };
 int SoftmaxRowsPerProgram(int cols, SoftmaxType type);
 
 // Checks the arguments without touching the device: x is a non-null,
-// row-major (rows, cols) f32 or bf16 tensor with rows, cols >= 1 and fewer
-// than 2^31 elements (the kernel's 32-bit offsets); y has x's dtype and
+// row-major (rows, cols) f32 or bf16 tensor with 1 <= rows, cols < 2^31
+// (the kernel's views take 32-bit extents; its addresses are 64-bit, so
+// rows * cols may exceed 2^31); y has x's dtype and
 // shape, row-major, and is x itself or disjoint from it. Errors name the
 // argument.
 absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y);
@@ -35,9 +36,10 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y,
 
 // The same for contiguous (rows, cols) matrices of `type` given as
 // pointers; y may equal x. Sizes are checked first and named ('rows',
-// 'cols').
-absl::Status ValidateSoftmax(const void *x, const void *y, int rows, int cols);
-absl::Status Softmax(const void *x, void *y, int rows, int cols,
+// 'cols'): each in [1, 2^31 - 1].
+absl::Status ValidateSoftmax(const void *x, const void *y, int64_t rows,
+                             int64_t cols);
+absl::Status Softmax(const void *x, void *y, int64_t rows, int64_t cols,
                      SoftmaxType type, CUstream stream = nullptr);
 
 } // namespace tilec

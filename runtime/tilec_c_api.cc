@@ -304,7 +304,7 @@ int tilec_kernel_max_active_clusters(tilec_kernel *kernel,
   });
 }
 
-int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
+int tilec_softmax(const void *x, void *y, int64_t rows, int64_t cols, int dtype,
                   void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
     if (dtype != TILEC_DTYPE_F32 && dtype != TILEC_DTYPE_BF16)
@@ -400,7 +400,7 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
   });
 }
 
-int tilec_topk(const void *x, int batch, int n, int k, void *values,
+int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
                void *indices, void *stream) {
   return Guarded(__func__, [&] {
     return tilec::TopK(static_cast<const float *>(x), batch, n, k,

@@ -160,12 +160,14 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
                               const tilec_tensor *out, void *stream);
 
 /* The same over contiguous matrices given as pointers, with the same
- * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x. */
-int tilec_softmax(const void *x, void *y, int rows, int cols, int dtype,
+ * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x.
+ * Sizes are 64-bit; each of rows, cols, batch and n must be at most
+ * 2^31 - 1 (their products may exceed it). */
+int tilec_softmax(const void *x, void *y, int64_t rows, int64_t cols, int dtype,
                   void *stream);
 
 /* x: (batch, n) f32; values: (batch, k) f32; indices: (batch, k) int64. */
-int tilec_topk(const void *x, int batch, int n, int k, void *values,
+int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
                void *indices, void *stream);
 
 /* Waits for all work in the current context. */

@@ -129,7 +129,7 @@ absl::Status ValidateTopK(const TensorRef &x, int64_t k,
     return Invalid("x", absl::StrCat("has shape ", ShapeString(x.shape),
                                      "; expected (batch, n) with batch >= 1 "
                                      "and n >= 1"));
-  TILEC_RETURN_IF_ERROR(CheckInt32Elements("x", x));
+  TILEC_RETURN_IF_ERROR(CheckInt32Extents("x", x));
   if (k < 1 || k > n)
     return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
   if (k > kTopKMaxK)
@@ -147,7 +147,8 @@ absl::Status ValidateTopK(const TensorRef &x, int64_t k,
 absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
                   const TensorRef &indices, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateTopK(x, k, values, indices));
-  // Everything fits in int32 now: batch * n < 2^31 and k <= n.
+  // Each size fits in int32 now (k <= n); their products need not, and the
+  // kernels address rows in 64 bits.
   const int batch = int(x.shape[0]), n = int(x.shape[1]);
   const auto *in = static_cast<const float *>(x.data);
   auto *out = static_cast<float *>(const_cast<void *>(values.data));
@@ -196,7 +197,7 @@ namespace {
 struct TopKTensors {
   TensorRef x, values, indices;
 };
-TopKTensors PointerTensors(const void *x, int batch, int n, int k,
+TopKTensors PointerTensors(const void *x, int64_t batch, int64_t n, int64_t k,
                            const void *values, const void *indices) {
   return {TensorRef::Contiguous(x, DType::kF32, {batch, n}),
           TensorRef::Contiguous(values, DType::kF32, {batch, k}),
@@ -204,7 +205,7 @@ TopKTensors PointerTensors(const void *x, int batch, int n, int k,
 }
 } // namespace
 
-absl::Status ValidateTopK(const void *x, int batch, int n, int k,
+absl::Status ValidateTopK(const void *x, int64_t batch, int64_t n, int64_t k,
                           const void *values, const void *indices) {
   if (x == nullptr)
     return Invalid("x", "is null");
@@ -212,21 +213,21 @@ absl::Status ValidateTopK(const void *x, int batch, int n, int k,
     return Invalid("values", "is null");
   if (indices == nullptr)
     return Invalid("indices", "is null");
-  if (batch < 1)
-    return Invalid("batch", absl::StrCat("must be at least 1, got ", batch));
-  if (n < 1)
-    return Invalid("n", absl::StrCat("must be at least 1, got ", n));
+  // The kernels' views take 32-bit extents.
+  constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();
+  if (batch < 1 || batch > kMaxExtent)
+    return Invalid("batch",
+                   absl::StrCat("must be in [1, 2^31 - 1], got ", batch));
+  if (n < 1 || n > kMaxExtent)
+    return Invalid("n", absl::StrCat("must be in [1, 2^31 - 1], got ", n));
   if (k < 1 || k > n)
     return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
-  if (int64_t(batch) * n > std::numeric_limits<int32_t>::max())
-    return Invalid("n", absl::StrCat("batch * n = ", int64_t(batch) * n,
-                                     " exceeds 2^31 - 1"));
   TopKTensors t = PointerTensors(x, batch, n, k, values, indices);
   return ValidateTopK(t.x, k, t.values, t.indices);
 }
 
-absl::Status TopK(const float *x, int batch, int n, int k, float *values,
-                  int64_t *indices, CUstream stream) {
+absl::Status TopK(const float *x, int64_t batch, int64_t n, int64_t k,
+                  float *values, int64_t *indices, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateTopK(x, batch, n, k, values, indices));
   TopKTensors t = PointerTensors(x, batch, n, k, values, indices);
   return TopK(t.x, k, t.values, t.indices, stream);

@@ -16,8 +16,9 @@ namespace tilec {
 inline constexpr int kTopKMaxK = 2048;
 
 // Checks the arguments without touching the device: x is a non-null,
-// row-major (batch, n) f32 tensor with batch, n >= 1 and batch * n below
-// 2^31 (the kernel's 32-bit element offsets); 1 <= k <= n, k <= kTopKMaxK
+// row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
+// views take 32-bit extents; their addresses are 64-bit, so batch * n may
+// exceed 2^31); 1 <= k <= n, k <= kTopKMaxK
 // (Unimplemented beyond); values is (batch, k) f32 and indices (batch, k)
 // i64, both row-major; no two of them overlap. Errors name the argument.
 absl::Status ValidateTopK(const TensorRef &x, int64_t k,
@@ -39,11 +40,12 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
 
 // The same for contiguous tensors given as pointers: x is (batch, n)
 // floats, values (batch, k) floats, indices (batch, k) int64. Sizes are
-// checked first and named ('batch', 'n', 'k').
-absl::Status ValidateTopK(const void *x, int batch, int n, int k,
+// checked first and named ('batch', 'n', 'k'); batch and n are each in
+// [1, 2^31 - 1].
+absl::Status ValidateTopK(const void *x, int64_t batch, int64_t n, int64_t k,
                           const void *values, const void *indices);
-absl::Status TopK(const float *x, int batch, int n, int k, float *values,
-                  int64_t *indices, CUstream stream = nullptr);
+absl::Status TopK(const float *x, int64_t batch, int64_t n, int64_t k,
+                  float *values, int64_t *indices, CUstream stream = nullptr);
 
 } // namespace tilec
 

@@ -252,6 +252,17 @@ absl::Status CheckInt32Elements(absl::string_view name, const TensorRef &t) {
   return absl::OkStatus();
 }
 
+absl::Status CheckInt32Extents(absl::string_view name, const TensorRef &t) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  for (int64_t d = 0; d < t.rank(); ++d)
+    if (t.shape[d] > kMax)
+      return Invalid(
+          name, absl::StrCat("has extent ", t.shape[d], " in dimension ", d,
+                             " (shape ", ShapeString(t.shape),
+                             "); the kernels take extents up to 2^31 - 1"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PointerInfo> QueryPointer(const Driver &driver,
                                          const void *address) {
   // Every slot zeroed and 8 bytes wide: the driver writes an unsigned int,

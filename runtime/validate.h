@@ -119,6 +119,10 @@ absl::Status CheckNoOverlap(absl::string_view a_name, const TensorRef &a,
                             bool allow_identical = false);
 // For kernels that address elements with 32-bit offsets.
 absl::Status CheckInt32Elements(absl::string_view name, const TensorRef &t);
+// Every extent at most 2^31 - 1: tile views take 32-bit extents, strides
+// and offsets per dimension (their element addresses are 64-bit, so the
+// tensor itself may hold more than 2^31 elements).
+absl::Status CheckInt32Extents(absl::string_view name, const TensorRef &t);
 
 // What the driver says about an address.
 struct PointerInfo {

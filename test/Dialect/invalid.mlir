@@ -8,6 +8,22 @@ func.func @view_arity(%p: !tile.ptr<f32>, %n: i32) {
 
 // -----
 
+func.func @addptr_offset(%p: !tile.ptr<f32>, %n: i16) {
+  // expected-error @+1 {{operand #1 must be 32-bit signless integer or 64-bit signless integer, but got 'i16'}}
+  %q = tile.addptr %p, %n : !tile.ptr<f32>, i16
+  return
+}
+
+// -----
+
+func.func @addptr_result(%p: !tile.ptr<f32>, %n: i64) {
+  // expected-error @+1 {{all of {ptr, result} have same type}}
+  %q = "tile.addptr"(%p, %n) : (!tile.ptr<f32>, i64) -> !tile.ptr<f16>
+  return
+}
+
+// -----
+
 func.func @view_element(%p: !tile.ptr<f16>, %n: i32) {
   // expected-error @+1 {{pointer element type 'f16' does not match view element type 'f32'}}
   %v = tile.make_view %p[%n] strides[%n] : !tile.ptr<f16> -> !tile.view<?xf32>

@@ -22,6 +22,17 @@ func.func @memory(%p: !tile.ptr<f32>, %m: i32, %n: i32, %mask: tensor<4x128xi1>)
 
 // -----
 
+// CHECK-LABEL: func.func @addptr
+// CHECK: tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<f32>, i64
+// CHECK: tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<bf16>, i32
+func.func @addptr(%p: !tile.ptr<f32>, %q: !tile.ptr<bf16>, %at: i64, %n: i32) {
+  %r = tile.addptr %p, %at : !tile.ptr<f32>, i64
+  %s = tile.addptr %q, %n : !tile.ptr<bf16>, i32
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @shapes
 // CHECK: tile.splat %{{.*}} : tensor<128xf32>
 // CHECK: tile.iota : tensor<128xi32>

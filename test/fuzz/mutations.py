@@ -18,12 +18,12 @@ DIMS = ["0", "1", "2", "3", "5", "7", "64", "256", "4096", "65536",
         str(2**31), str(2**40), "?"]
 ELEMENT_TYPES = ["f32", "bf16", "f16", "f64", "i1", "i8", "i16", "i32",
                  "i64", "index", "f8E4M3FN", "f8E5M2"]
-TILE_OPS = ["program_id", "num_programs", "make_view", "load", "store",
-            "gather", "atomic", "scatter", "splat", "iota", "expand_dims",
-            "broadcast", "convert_layout", "reduce", "scan", "sort",
-            "histogram", "dot", "transpose", "fence", "cluster_size",
-            "cluster_rank", "cluster_barrier", "alloc_shared",
-            "store_shared", "load_shared"]
+TILE_OPS = ["program_id", "num_programs", "addptr", "make_view", "load",
+            "store", "gather", "atomic", "scatter", "splat", "iota",
+            "expand_dims", "broadcast", "convert_layout", "reduce", "scan",
+            "sort", "histogram", "dot", "transpose", "fence", "cluster_size",
+            "cluster_rank", "cluster_barrier", "alloc_shared", "store_shared",
+            "load_shared"]
 ARITH_OPS = ["addf", "addi", "subf", "subi", "mulf", "muli", "divf",
              "divsi", "maximumf", "minsi", "andi", "xori", "cmpi", "cmpf",
              "select", "truncf", "extf", "index_cast", "sitofp", "bitcast"]

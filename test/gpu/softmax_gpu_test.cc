@@ -161,10 +161,12 @@ TEST(SoftmaxValidation, ErrorsNameTheArgument) {
               ::testing::HasSubstr("argument 'x' is null"));
   EXPECT_THAT(ValidateSoftmax(&buffer, nullptr, 1, 1).message(),
               ::testing::HasSubstr("argument 'y' is null"));
-  EXPECT_THAT(ValidateSoftmax(&buffer, &buffer, 0, 1).message(),
-              ::testing::HasSubstr("argument 'rows' must be at least 1"));
-  EXPECT_THAT(ValidateSoftmax(&buffer, &buffer, 1, -3).message(),
-              ::testing::HasSubstr("argument 'cols' must be at least 1"));
+  EXPECT_THAT(
+      ValidateSoftmax(&buffer, &buffer, 0, 1).message(),
+      ::testing::HasSubstr("argument 'rows' must be in [1, 2^31 - 1], got 0"));
+  EXPECT_THAT(
+      ValidateSoftmax(&buffer, &buffer, 1, -3).message(),
+      ::testing::HasSubstr("argument 'cols' must be in [1, 2^31 - 1], got -3"));
   EXPECT_TRUE(ValidateSoftmax(&buffer, &buffer, 1, 1).ok());
   EXPECT_EQ(SoftmaxRowsPerProgram(256, SoftmaxType::kF32), 32);
   EXPECT_EQ(SoftmaxRowsPerProgram(1024, SoftmaxType::kF32), 8);

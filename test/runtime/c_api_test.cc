@@ -339,6 +339,38 @@ TEST(CApiTest, PointerEntryPointsNameTheirArguments) {
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'rows'");
   ExpectError(tilec_softmax(values, values, 1, 4, TILEC_DTYPE_I32, nullptr),
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'dtype' must be");
+  // Sizes are int64_t: a value past 2^31 arrives intact and is named, not
+  // truncated into a small (wrong) size.
+  const int64_t two31 = int64_t{1} << 31;
+  ExpectError(tilec_softmax(values, values, two31, 4, TILEC_DTYPE_F32, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'rows' must be in [1, 2^31 - 1], got 2147483648");
+  ExpectError(
+      tilec_softmax(values, values, 1, two31 + 4, TILEC_DTYPE_F32, nullptr),
+      TILEC_ERROR_INVALID_ARGUMENT,
+      "argument 'cols' must be in [1, 2^31 - 1], got 2147483652");
+  ExpectError(tilec_topk(values, two31, 4, 2, values, indices, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'batch' must be in [1, 2^31 - 1], got 2147483648");
+  ExpectError(tilec_topk(values, 1, two31 + 4, 2, values, indices, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'n' must be in [1, 2^31 - 1], got 2147483652");
+  ExpectError(tilec_topk(values, 1, 4, two31 + 2, values, indices, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'k' must be in [1, n=4]");
+}
+
+TEST(CApiTest, TensorEntryPointsRejectExtentsPast32Bits) {
+  const int64_t two31 = int64_t{1} << 31;
+  CTensor x(kX, TILEC_DTYPE_F32, {two31, 2});
+  CTensor y(kValues, TILEC_DTYPE_F32, {two31, 2});
+  ExpectError(tilec_softmax_tensor(&x.c, &y.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has extent 2147483648 in dimension 0");
+  CTensor values(kValues, TILEC_DTYPE_F32, {two31, 1});
+  CTensor indices(kIndices, TILEC_DTYPE_I64, {two31, 1});
+  ExpectError(tilec_topk_tensor(&x.c, 1, &values.c, &indices.c, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "argument 'x' has extent 2147483648 in dimension 0");
 }
 
 TEST(CApiTest, SuccessClearsTheLastError) {

@@ -85,6 +85,25 @@ def test_topk_limit_is_unimplemented():
         code=12)
 
 
+def test_sizes_past_32_bits_are_named():
+    # More than 2^31 elements is fine, an extent of 2^31 is not; the pointer
+    # form passes 64-bit sizes intact.
+    big = 1 << 31
+    _check_message(lambda: tilec.topk(
+        ArrayInterface(X, (big, 2)), 1, ArrayInterface(VALUES, (big, 1)),
+        ArrayInterface(INDICES, (big, 1), "<i8")),
+        "argument 'x' has extent 2147483648 in dimension 0")
+    _check_message(lambda: tilec.softmax(ArrayInterface(X, (1, big)),
+                                         ArrayInterface(VALUES, (1, big))),
+                   "argument 'x' has extent 2147483648 in dimension 1")
+    _check_message(lambda: tilec.topk(X, 1, VALUES, INDICES, batch=big, n=4,
+                                      stream=0),
+                   "argument 'batch' must be in [1, 2^31 - 1], got 2147483648")
+    _check_message(lambda: tilec.topk(X, 1, VALUES, INDICES, batch=1,
+                                      n=big + 4, stream=0),
+                   "argument 'n' must be in [1, 2^31 - 1], got 2147483652")
+
+
 def test_topk_needs_both_outputs_or_neither():
     _check_message(lambda: tilec.topk(ArrayInterface(X, (8, 1000)), 4,
                                       values=ArrayInterface(VALUES, (8, 4))),

@@ -126,6 +126,23 @@ TEST(CheckTest, Overlap) {
   EXPECT_TRUE(CheckNoOverlap("x", a, "y", after).ok());
 }
 
+TEST(CheckTest, Int32Extents) {
+  // More than 2^31 elements is fine; an extent of 2^31 is not.
+  EXPECT_TRUE(
+      CheckInt32Extents("x", Tensor(Address(1), DType::kF32, {65536, 50257}))
+          .ok());
+  EXPECT_TRUE(CheckInt32Extents("x", Tensor(Address(1), DType::kF32,
+                                            {1, int64_t{2147483647}}))
+                  .ok());
+  ExpectInvalid(CheckInt32Extents("x", Tensor(Address(1), DType::kF32,
+                                              {1, int64_t{1} << 31})),
+                "argument 'x' has extent 2147483648 in dimension 1 (shape (1, "
+                "2147483648)); the kernels take extents up to 2^31 - 1");
+  ExpectInvalid(CheckInt32Extents("values", Tensor(Address(1), DType::kF32,
+                                                   {int64_t{3} << 31, 1})),
+                "argument 'values' has extent 6442450944 in dimension 0");
+}
+
 TEST(CheckTest, Int32Elements) {
   ExpectInvalid(
       CheckInt32Elements("x", Tensor(Address(1), DType::kF32, {65536, 50257})),
@@ -382,11 +399,21 @@ TEST(TopKValidationTest, KernelLimitsAreUnimplementedOrInvalid) {
   t.k_ = 4096;
   t.values_.shape = t.indices_.shape = {1, 4096};
   EXPECT_EQ(t.Validate().code(), absl::StatusCode::kUnimplemented);
-  t.x_.shape = {65536, 50257};
+  // Past 2^31 elements is fine; an extent of 2^31 is not.
+  t.x_.shape = {65536, 50257}; // 13 GB: the outputs lie past it
   t.k_ = 1;
   t.values_.shape = t.indices_.shape = {65536, 1};
-  ExpectInvalid(t.Validate(),
-                "elements; the kernel addresses at most 2^31 - 1");
+  t.values_.data = Address(64);
+  t.indices_.data = Address(65);
+  EXPECT_TRUE(t.Validate().ok()) << t.Validate();
+  t.x_.shape = {int64_t{1} << 31, 2};
+  t.values_.shape = t.indices_.shape = {int64_t{1} << 31, 1};
+  ExpectInvalid(t.Validate(), "argument 'x' has extent 2147483648 in "
+                              "dimension 0");
+  t.x_.shape = {1, int64_t{1} << 31};
+  t.values_.shape = t.indices_.shape = {1, 1};
+  ExpectInvalid(t.Validate(), "argument 'x' has extent 2147483648 in "
+                              "dimension 1");
 }
 
 TEST(TopKPointerValidation, NamesTheArgument) {
@@ -399,8 +426,15 @@ TEST(TopKPointerValidation, NamesTheArgument) {
   ExpectInvalid(ValidateTopK(x, 1, 4, 0, values, indices), "'k'");
   ExpectInvalid(ValidateTopK(x, 0, 4, 1, values, indices), "'batch'");
   ExpectInvalid(ValidateTopK(x, 1, 0, 1, values, indices), "'n'");
-  ExpectInvalid(ValidateTopK(x, 65536, 50257, 1, values, indices),
-                "batch * n = 3293642752 exceeds 2^31 - 1");
+  // Sizes are 64-bit: each below 2^31, their product need not be.
+  ExpectInvalid(ValidateTopK(x, int64_t{1} << 31, 4, 1, values, indices),
+                "argument 'batch' must be in [1, 2^31 - 1], got 2147483648");
+  ExpectInvalid(ValidateTopK(x, 1, int64_t{1} << 32, 1, values, indices),
+                "argument 'n' must be in [1, 2^31 - 1], got 4294967296");
+  ExpectInvalid(ValidateTopK(x, 1, 4, int64_t{1} << 32, values, indices),
+                "argument 'k' must be in [1, n=4], got 4294967296");
+  EXPECT_TRUE(
+      ValidateTopK(Address(1), 65536, 50257, 1, Address(64), Address(65)).ok());
   ExpectInvalid(ValidateTopK(x, 2, 4, 4, x, indices),
                 "arguments 'x' and 'values' overlap");
   EXPECT_EQ(ValidateTopK(x, 1, 5000, 4096, values, indices).code(),
@@ -436,13 +470,23 @@ TEST(SoftmaxValidation, RejectsEachBadArgument) {
   bad.data = static_cast<const char *>(Address(1)) + 64;
   ExpectInvalid(ValidateSoftmax(x, bad),
                 "arguments 'x' and 'y' overlap in memory");
+  // Past 2^31 elements is fine; an extent of 2^31 is not.
+  EXPECT_TRUE(ValidateSoftmax(Tensor(Address(1), DType::kF32, {65536, 50257}),
+                              Tensor(Address(64), DType::kF32, {65536, 50257}))
+                  .ok());
   ExpectInvalid(
-      ValidateSoftmax(Tensor(Address(1), DType::kF32, {65536, 50257}),
-                      Tensor(Address(64), DType::kF32, {65536, 50257})),
-      "the kernel addresses at most 2^31 - 1");
+      ValidateSoftmax(Tensor(Address(1), DType::kF32, {int64_t{1} << 31, 1}),
+                      Tensor(Address(2), DType::kF32, {int64_t{1} << 31, 1})),
+      "argument 'x' has extent 2147483648 in dimension 0 (shape (2147483648, "
+      "1)); the kernels take extents up to 2^31 - 1");
   ExpectInvalid(ValidateSoftmax(nullptr, Address(2), 1, 1), "'x'");
   ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 0, 1), "'rows'");
   ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 1, 0), "'cols'");
+  ExpectInvalid(ValidateSoftmax(Address(1), Address(2), int64_t{1} << 31, 1),
+                "argument 'rows' must be in [1, 2^31 - 1], got 2147483648");
+  ExpectInvalid(ValidateSoftmax(Address(1), Address(2), 1, int64_t{1} << 40),
+                "argument 'cols' must be in [1, 2^31 - 1], got 1099511627776");
+  EXPECT_TRUE(ValidateSoftmax(Address(1), Address(2), 65536, 50257).ok());
 }
 
 TEST(GemmValidation, AcceptsBothElementTypesAndRaggedShapes) {

@@ -216,11 +216,14 @@ def _declare(lib):
         ),
         "tilec_synchronize": (c_int, []),
         "tilec_softmax": (
-            c_int, [c_void_p, c_void_p, c_int, c_int, c_int, c_void_p],
+            c_int,
+            [c_void_p, c_void_p, ctypes.c_int64, ctypes.c_int64, c_int,
+             c_void_p],
         ),
         "tilec_topk": (
             c_int,
-            [c_void_p, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p],
+            [c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+             c_void_p, c_void_p, c_void_p],
         ),
         "tilec_softmax_tensor": (
             c_int,
