@@ -16,26 +16,13 @@
 #include "runtime/gemm.h"
 #include "runtime/kernel.h"
 #include "test/support/device_fixture.h"
+#include "test/support/bf16.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
 namespace {
 
 using cu::CUdeviceptr;
-
-uint16_t ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-double FromBf16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 // e4m3fn: bias 7, subnormals, S.1111.111 is NaN (never generated).
 double FromE4M3(uint8_t b) {

@@ -26,6 +26,7 @@
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
+#include "test/support/bf16.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -34,20 +35,6 @@ namespace {
 using cu::CUdeviceptr;
 
 constexpr int64_t kTwo31 = int64_t{1} << 31;
-
-uint16_t ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-double FromBf16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 double ToDouble(float v) { return v; }
 double ToDouble(uint16_t v) { return FromBf16(v); }

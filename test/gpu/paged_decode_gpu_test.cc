@@ -18,26 +18,13 @@
 #include "runtime/paged_decode.h"
 #include "test/support/device_fixture.h"
 #include "test/support/test_driver_api.h"
+#include "test/support/bf16.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
 namespace {
 
 using cu::CUdeviceptr;
-
-uint16_t ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-double FromBf16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 constexpr uint16_t kBf16NaN = 0x7FC0;
 constexpr int kPage = kPagedDecodePageSize;

@@ -12,26 +12,13 @@
 #include "runtime/softmax.h"
 #include "test/support/device_fixture.h"
 #include "gmock/gmock.h"
+#include "test/support/bf16.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
 namespace {
 
 using cu::CUdeviceptr;
-
-uint16_t ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1); // round to nearest even
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-float FromBf16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 struct Shape {
   int rows, cols;

@@ -17,6 +17,7 @@
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
 #include "test/support/test_driver_api.h"
+#include "test/support/bf16.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -31,19 +32,6 @@ std::vector<float> RandomRows(size_t count, unsigned seed) {
   for (float &v : x)
     v = normal(rng);
   return x;
-}
-
-uint16_t ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
-}
-
-double FromBf16(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // A bf16 GEMM problem: y = bf16(float(x @ w^T) * scale).
