@@ -27,6 +27,7 @@
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
 #include "test/support/bf16.h"
+#include "test/support/topk_order.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -148,15 +149,6 @@ TEST_F(LargeInputGpuTest, SoftmaxF32PastTwo31Elements) {
 // Rows of 50257 (a vocabulary): the chunked path, one row straddling 2^31.
 TEST_F(LargeInputGpuTest, SoftmaxBf16PastTwo31Elements) {
   CheckSoftmax<uint16_t>(SoftmaxType::kBF16, kTwo31 / 50257 + 2, 50257, 8e-3);
-}
-
-// torch.topk order: NaN above everything, then descending.
-bool Before(float a, float b) {
-  if (std::isnan(b))
-    return false;
-  if (std::isnan(a))
-    return true;
-  return a > b;
 }
 
 // One input of just over 2^31 floats, read as (batch, n) for each kernel:

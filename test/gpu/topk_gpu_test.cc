@@ -15,21 +15,13 @@
 #include "runtime/context.h"
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
+#include "test/support/topk_order.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
 namespace {
 
 using cu::CUdeviceptr;
-
-// torch.topk order: NaN above everything, then descending.
-bool Before(float a, float b) {
-  if (std::isnan(b))
-    return false;
-  if (std::isnan(a))
-    return true;
-  return a > b;
-}
 
 bool SameValue(float a, float b) {
   return (std::isnan(a) && std::isnan(b)) || a == b;
