@@ -23,6 +23,14 @@ DTYPES = [torch.float32, torch.bfloat16]
 RUNS = 100
 
 
+def kernel_name(cols, dtype):
+    """The instance of kernels_dsl/softmax.mlir for the width (softmax.cc)."""
+    for width in (256, 1024, 4096, 8192):
+        if cols <= width:
+            return f"softmax_{dtype}_c{width}"
+    return f"softmax_{dtype}_wide"
+
+
 def rows_per_program(cols, dtype):
     """The kernel's rows per program (kernels_dsl/softmax.mlir)."""
     scale = 2 if dtype == torch.bfloat16 else 1
@@ -53,7 +61,7 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling: "
           f"{ceiling:.2f} TB/s (read+write)")
     rows = []
-    names = {torch.float32: "softmax_f32", torch.bfloat16: "softmax_bf16"}
+    names = {torch.float32: "f32", torch.bfloat16: "bf16"}
     for variant, mod in variants.items():
         for dtype in DTYPES:
             for (m, n) in SHAPES:
@@ -62,7 +70,7 @@ def main():
                 if mod is None:
                     run = lambda: tilec.softmax(x, y)
                 else:
-                    kernel = mod.kernel(names[dtype])
+                    kernel = mod.kernel(kernel_name(n, names[dtype]))
                     grid = (-(-m // rows_per_program(n, dtype)),)
                     run = lambda: kernel(grid, x, y, m, n)
                 run()

@@ -144,4 +144,27 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   let genVerifyDecl = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel templates: one source, several compile-time configurations.
+//===----------------------------------------------------------------------===//
+
+def Tile_SymbolicShapeAttr : Tile_Attr<"SymbolicShape", "sym"> {
+  let summary = "which template parameters a tile's extents are";
+  let description = [{
+    The encoding of a tile in a kernel template (a function with
+    `tile.params`): entry `i` of `dims` names the integer parameter
+    dimension `i` is, or is the extent it keeps in every instance. The
+    tile's written shape is the template's default, so a template is
+    checked like a kernel; `tile-instantiate` substitutes each instance's
+    values and drops the encoding. (Element types that are parameters are
+    named by `tile.elem` on the arguments and ops that make them.)
+
+    `tensor<128x64xbf16, #tile.sym<[BM, BK]>>`,
+    `tensor<32x1xf32, #tile.sym<[R, 1]>>`
+  }];
+  let parameters = (ins "ArrayAttr":$dims);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // TILE_ATTRS_TD

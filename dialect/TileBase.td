@@ -53,6 +53,15 @@ def Tile_Dialect : Dialect {
     /// String attribute on the module: the GPU target layouts were chosen
     /// for (set by tile-assign-layouts, read by the lowering).
     static constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
+    /// Kernel templates: the parameters with their defaults, the named
+    /// instances that tile-instantiate makes, and the argument attribute
+    /// naming the parameter a pointer's element type is.
+    static constexpr llvm::StringLiteral kParamsAttrName = "tile.params";
+    static constexpr llvm::StringLiteral kInstancesAttrName = "tile.instances";
+    static constexpr llvm::StringLiteral kElementParamAttrName = "tile.elem";
+    /// Integer attribute of a kernel: stages of its pipelined loops,
+    /// overriding the pipeline's num-stages option.
+    static constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
     /// Unit attribute on an scf.for: keep its invariant code inside it.
     static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];

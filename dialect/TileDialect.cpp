@@ -48,7 +48,7 @@ bool mlir::tile::isTileType(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return false;
   Attribute encoding = tensor.getEncoding();
-  return !encoding || isa<LayoutAttrInterface>(encoding);
+  return !encoding || isa<LayoutAttrInterface, SymbolicShapeAttr>(encoding);
 }
 
 Type mlir::tile::getMaskType(Type tileType) {
@@ -66,7 +66,11 @@ LayoutAttrInterface mlir::tile::getLayout(Type tileType) {
 }
 
 bool mlir::tile::isKernel(Operation *func) {
-  return func->hasAttr(TileDialect::kKernelAttrName);
+  return func->hasAttr(TileDialect::kKernelAttrName) && !isTemplate(func);
+}
+
+bool mlir::tile::isTemplate(Operation *func) {
+  return func->hasAttr(TileDialect::kParamsAttrName);
 }
 
 unsigned mlir::tile::getNumWarps(Operation *func) {
@@ -202,6 +206,22 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a unit attribute of scf.for";
     return success();
   }
+  if (name == kParamsAttrName || name == kInstancesAttrName) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op->emitError()
+             << "'" << name << "' may only be placed on a func.func";
+    return name == kParamsAttrName ? verifyTemplateParams(func, attr.getValue())
+                                   : verifyTemplateInstances(func, attr.getValue());
+  }
+  if (name == kNumStagesAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 1 ||
+        value.getInt() > 16)
+      return op->emitError()
+             << "'" << name << "' is an integer in [1, 16] on a func.func";
+    return success();
+  }
   if (name == kTargetAttrName) {
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitError()
@@ -211,5 +231,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (name == kSharedBytesAttrName || name == kMetadataAttrName ||
       name == kTensorMapParamAttrName)
     return success();
+  if (name == kElementParamAttrName) {
+    // Checked against the template's parameters by tile.params.
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func || !isTemplate(func))
+      return op->emitError() << "'" << name
+                             << "' is only valid in a kernel template";
+    return success();
+  }
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";
 }

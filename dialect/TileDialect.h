@@ -27,15 +27,30 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialect/TileTypes.h.inc"
 
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
 namespace mlir::tile {
-/// A tile is a statically shaped tensor whose encoding, if any, is a layout.
+/// A tile is a statically shaped tensor whose encoding, if any, is a layout
+/// (or, in a kernel template, a #tile.sym).
 bool isTileType(Type type);
 /// The i1 tile with the shape and layout of `tileType`.
 Type getMaskType(Type tileType);
 /// The layout of a tile, or null when it has none yet.
 LayoutAttrInterface getLayout(Type tileType);
-/// Whether `func` is a kernel (carries `tile.kernel`).
+/// Whether `func` is a kernel (carries `tile.kernel`) that passes work on:
+/// kernel templates are not, until tile-instantiate makes their instances.
 bool isKernel(Operation *func);
+/// Whether `func` is a kernel template (carries `tile.params`); passes
+/// after tile-instantiate leave templates alone.
+bool isTemplate(Operation *func);
+/// Checks `tile.params` (attr) on template `func`: parameter kinds, and
+/// that every #tile.sym and tile.elem of its body names parameters and
+/// spells their defaults.
+LogicalResult verifyTemplateParams(func::FuncOp func, Attribute attr);
+/// Checks `tile.instances` (attr) on template `func` against its params.
+LogicalResult verifyTemplateInstances(func::FuncOp func, Attribute attr);
 /// Warps per CTA of a kernel (`tile.num_warps`, default 4).
 unsigned getNumWarps(Operation *func);
 

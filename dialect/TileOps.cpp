@@ -447,7 +447,7 @@ LogicalResult TransposeOp::verify() {
                          << RankedTensorType::get(expected,
                                                   src.getElementType())
                          << " (dimensions swapped), got " << result;
-  if (src.getEncoding() && result.getEncoding() &&
+  if (getLayout(src) && getLayout(result) &&
       result.getEncoding() != getTransposedLayout(src.getEncoding()))
     return emitOpError() << "result layout must be the operand's with its "
                             "dimensions swapped";

@@ -47,6 +47,23 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
   let assemblyFormat = "custom<EnumKeyword>($dim) attr-dict";
 }
 
+def Tile_ParamOp : Tile_Op<"param", [Pure]> {
+  let summary = "value of an integer parameter of a kernel template";
+  let description = [{
+    Inside a function with `tile.params`, the value of parameter `name`
+    (its default in the template, an instance's value after
+    `tile-instantiate`, which replaces the op by a constant).
+
+    ```mlir
+    %bk = tile.param "BK" : i32
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnySignlessInteger:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Clusters and shared buffers
 //===----------------------------------------------------------------------===//

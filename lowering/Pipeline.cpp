@@ -23,6 +23,8 @@ bool mlir::tile::isSupportedTarget(StringRef target) {
 
 void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
+  // One kernel per configuration of each kernel template.
+  pm.addPass(createTileInstantiate());
   // Hardware mapping at tile level.
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());

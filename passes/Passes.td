@@ -5,6 +5,30 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileInstantiate : Pass<"tile-instantiate", "::mlir::ModuleOp"> {
+  let summary = "make the named kernels of each kernel template";
+  let description = [{
+    A kernel template is a function with `tile.params` (parameter names
+    with default integers or types); its tiles name the parameters their
+    extents and element types are (`tensor<128x64xbf16, #tile.sym<[BM,
+    BK], T>>`), `tile.param` gives integer parameters as values and
+    `tile.elem = "T"` marks pointer arguments whose element type is a
+    parameter. For every entry of `tile.instances` (`{gemm_fp8 = {BK = 128
+    : i32, T = f8E4M3FN, "tile.num_stages" = 4 : i32}}`) the pass clones
+    the template under the entry's name, substitutes the entry's values
+    (defaults for the rest) into every tile type, splat constant, padding
+    value and `tile.param`, sets the entry's `tile.*` keys as function
+    attributes, re-derives the views made from retyped pointers, and drops
+    `arith.extf`/`arith.truncf` that the substitution made identities (a
+    kernel that widens its input type T to f32 works for T = f32 too).
+    Each instance is verified as a kernel; an error names the instance.
+    A template without `tile.instances` becomes the kernel of its
+    defaults, under its own name. The templates are then erased.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile a thread layout";
   let description = [{
@@ -73,7 +97,8 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "4",
-           "iterations in flight: loads are issued num-stages - 1 ahead">,
+           "iterations in flight: loads are issued num-stages - 1 ahead "
+           "(a kernel's tile.num_stages attribute overrides it)">,
     Option<"registerAhead", "register-ahead", "unsigned", "1",
            "most iterations a load kept in registers is issued ahead">,
     Option<"target", "target", "std::string", "\"\"",

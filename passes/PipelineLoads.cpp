@@ -656,13 +656,19 @@ struct PipelineLoadsPass
       }
       tma = info->hasTma();
     }
-    SmallVector<scf::ForOp> loops;
+    SmallVector<std::pair<scf::ForOp, unsigned>> loops;
     getOperation().walk([&](func::FuncOp func) {
-      if (isKernel(func))
-        func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      if (!isKernel(func))
+        return;
+      // A kernel's own stage count (a template parameter, say) wins.
+      unsigned stages = numStages;
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              TileDialect::kNumStagesAttrName))
+        stages = attr.getInt();
+      func.walk([&](scf::ForOp loop) { loops.push_back({loop, stages}); });
     });
-    for (scf::ForOp loop : loops)
-      pipelineLoop(loop, numStages, registerAhead, tma);
+    for (auto [loop, stages] : loops)
+      pipelineLoop(loop, stages, registerAhead, tma);
   }
 };
 } // namespace

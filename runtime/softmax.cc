@@ -45,6 +45,16 @@ int SoftmaxRowsPerProgram(int cols, SoftmaxType type) {
   return 1;
 }
 
+std::string SoftmaxKernelName(int cols, SoftmaxType type) {
+  // The instances of kernels_dsl/softmax.mlir: one per width tier, named
+  // by the widest row they take.
+  const char *dtype = type == SoftmaxType::kF32 ? "f32" : "bf16";
+  for (int width : {256, 1024, 4096, 8192})
+    if (cols <= width)
+      return absl::StrCat("softmax_", dtype, "_c", width);
+  return absl::StrCat("softmax_", dtype, "_wide");
+}
+
 absl::Status ValidateSoftmax(const TensorRef &x, const TensorRef &y) {
   TILEC_RETURN_IF_ERROR(CheckTensor("x", x, {DType::kF32, DType::kBF16},
                                     {kAnyExtent, kAnyExtent}));
@@ -68,15 +78,14 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
       CheckDeviceTensors(**driver, {{"x", &x}, {"y", &y}});
   if (!device.ok())
     return device.status();
+  // Both extents fit in int32 (the element count need not).
+  const int rows = int(x.shape[0]), cols = int(x.shape[1]);
   absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "softmax", type == SoftmaxType::kF32 ? "softmax_f32" : "softmax_bf16",
-      *device);
+      "softmax", SoftmaxKernelName(cols, type), *device);
   if (!kernel.ok())
     return kernel.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
-  // Both extents fit in int32 (the element count need not).
-  const int rows = int(x.shape[0]), cols = int(x.shape[1]);
   const KernelArg args[] = {KernelArg::Ptr(x.data), KernelArg::Ptr(y.data),
                             KernelArg::I32(rows), KernelArg::I32(cols)};
   int per_program = SoftmaxRowsPerProgram(cols, type);

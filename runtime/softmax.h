@@ -5,6 +5,7 @@
 #define TILEC_RUNTIME_SOFTMAX_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "runtime/cuda_driver_api.h"
@@ -17,6 +18,10 @@ enum class SoftmaxType { kF32, kBF16 };
 // Rows one program of the kernel takes for rows of `cols` elements of
 // `type`; the kernel makes the same choice (see kernels_dsl/softmax.mlir).
 int SoftmaxRowsPerProgram(int cols, SoftmaxType type);
+
+// The kernel of the "softmax" module for rows of `cols` elements of `type`:
+// the instance of kernels_dsl/softmax.mlir for that width tier.
+std::string SoftmaxKernelName(int cols, SoftmaxType type);
 
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (rows, cols) f32 or bf16 tensor with 1 <= rows, cols < 2^31

@@ -132,10 +132,21 @@ TEST(EmbeddedSoftmax, EveryTargetIsEmbedded) {
       if (std::string(entry.name) == "softmax" &&
           std::string(entry.target) == target) {
         found = true;
-        EXPECT_NE(std::string(entry.ptx).find(".entry softmax_f32"),
-                  std::string::npos);
-        EXPECT_NE(std::string(entry.metadata).find("\"softmax_bf16\""),
-                  std::string::npos);
+        // One kernel per instance of the template, per width tier.
+        for (const char *name :
+             {"softmax_f32_c256", "softmax_f32_c1024", "softmax_f32_c4096",
+              "softmax_f32_c8192", "softmax_f32_wide", "softmax_bf16_c256",
+              "softmax_bf16_c1024", "softmax_bf16_c4096",
+              "softmax_bf16_c8192", "softmax_bf16_wide"}) {
+          EXPECT_NE(std::string(entry.ptx).find(std::string(".entry ") + name +
+                                                "("),
+                    std::string::npos)
+              << name;
+          EXPECT_NE(std::string(entry.metadata)
+                        .find(std::string("\"") + name + "\""),
+                    std::string::npos)
+              << name;
+        }
       }
     EXPECT_TRUE(found) << "softmax@" << target << " is not embedded";
   }
@@ -161,11 +172,16 @@ TEST(SoftmaxValidation, ErrorsNameTheArgument) {
   EXPECT_EQ(SoftmaxRowsPerProgram(4097, SoftmaxType::kF32), 1);
   EXPECT_EQ(SoftmaxRowsPerProgram(8192, SoftmaxType::kBF16), 2);
   EXPECT_EQ(SoftmaxRowsPerProgram(8193, SoftmaxType::kBF16), 1);
+  EXPECT_EQ(SoftmaxKernelName(1, SoftmaxType::kF32), "softmax_f32_c256");
+  EXPECT_EQ(SoftmaxKernelName(257, SoftmaxType::kF32), "softmax_f32_c1024");
+  EXPECT_EQ(SoftmaxKernelName(4096, SoftmaxType::kBF16), "softmax_bf16_c4096");
+  EXPECT_EQ(SoftmaxKernelName(8192, SoftmaxType::kBF16), "softmax_bf16_c8192");
+  EXPECT_EQ(SoftmaxKernelName(8193, SoftmaxType::kF32), "softmax_f32_wide");
 }
 
 TEST_F(SoftmaxGpuTest, WrongArgumentsAreRejected) {
   absl::StatusOr<const Kernel *> k =
-      GetEmbeddedKernel("softmax", "softmax_f32");
+      GetEmbeddedKernel("softmax", "softmax_f32_c1024");
   ASSERT_TRUE(k.ok());
   KernelArg too_few[] = {KernelArg::I32(1)};
   absl::Status status = (*k)->Launch(Dim3{1, 1, 1}, too_few);

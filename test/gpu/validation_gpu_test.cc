@@ -241,13 +241,13 @@ TEST_F(ValidationGpuTest, ShapeDtypeAndStrideErrorsLeaveTheContextUsable) {
 
 TEST_F(ValidationGpuTest, PlainKernelLaunchChecksPointers) {
   absl::StatusOr<const Kernel *> kernel =
-      GetEmbeddedKernel("softmax", "softmax_f32");
+      GetEmbeddedKernel("softmax", "softmax_f32_c1024");
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const KernelArg args[] = {KernelArg::Ptr(host_x_.data()),
                             KernelArg::DevicePtr(y_), KernelArg::I32(kBatch),
                             KernelArg::I32(kN)};
   ExpectRejected((*kernel)->Launch({kBatch, 1, 1}, args),
-                 {"kernel 'softmax_f32': argument 'x'", "is not CUDA memory"});
+                 {"kernel 'softmax_f32_c1024': argument 'x'", "is not CUDA memory"});
 }
 
 } // namespace

@@ -10,7 +10,8 @@ using namespace mlir;
 
 void tilec::annotateArgNames(ModuleOp module, const AsmParserState &state) {
   module.walk([&](func::FuncOp func) {
-    if (!tile::isKernel(func) || func.isExternal() ||
+    // Templates too: their instances keep the names.
+    if (!func->hasAttr(tile::TileDialect::kKernelAttrName) || func.isExternal() ||
         func->hasAttr(tile::TileDialect::kArgNamesAttrName))
       return;
     const AsmParserState::BlockDefinition *def =

@@ -2,7 +2,7 @@
 
     import tilec
     module = tilec.Module.from_files("softmax.ptx", "softmax.json")
-    softmax = module.kernel("softmax_f32")
+    softmax = module.kernel("softmax_f32_c8192")
     softmax((rows,), x, y, rows, cols)      # torch tensors, ints, floats
 
     values, indices = tilec.topk(x, 64)     # torch.topk(x, 64) semantics
