@@ -9,8 +9,10 @@
 // works (a ragged K tail adds zeros); stores outside y are dropped.
 //
 // One template, instantiated per input type T and tile shape by
-// tile-instantiate (each instance a kernel of its own; runtime/gemm.cc
-// picks one): BK is 128 bytes of T, the row one swizzle span holds.
+// tile-instantiate (each instance a kernel of its own, named
+// gemm_<T>[_<BM>x<BN>], 128 x 128 when unnamed; runtime/gemm_configs.cc
+// picks one per shape): BK is 128 bytes of T, the row one swizzle span
+// holds. 64-row tiles take one warpgroup (4 warps), others two.
 //
 // The passes choose where the operands go and which tensor-core
 // instruction multiplies them (wgmma on sm_90a; mma.sync m16n8k16 for
@@ -34,7 +36,23 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                                BK = 64 : i32},
                 tile.instances = {
                   gemm_bf16 = {},
-                  gemm_fp8 = {T = f8E4M3FN, BK = 128 : i32}}} {
+                  gemm_bf16_128x256 = {BN = 256 : i32},
+                  gemm_bf16_64x128 = {BM = 64 : i32,
+                                      "tile.num_warps" = 4 : i32},
+                  gemm_bf16_64x64 = {BM = 64 : i32, BN = 64 : i32,
+                                     "tile.num_warps" = 4 : i32},
+                  gemm_fp8 = {T = f8E4M3FN, BK = 128 : i32},
+                  gemm_fp8_128x256 = {T = f8E4M3FN, BK = 128 : i32,
+                                      BN = 256 : i32},
+                  gemm_fp8_64x128 = {T = f8E4M3FN, BK = 128 : i32,
+                                     BM = 64 : i32,
+                                     "tile.num_warps" = 4 : i32},
+                  gemm_fp8_64x64 = {T = f8E4M3FN, BK = 128 : i32,
+                                    BM = 64 : i32, BN = 64 : i32,
+                                    "tile.num_warps" = 4 : i32},
+                  gemm_fp8_64x32 = {T = f8E4M3FN, BK = 128 : i32,
+                                    BM = 64 : i32, BN = 32 : i32,
+                                    "tile.num_warps" = 4 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %bm = tile.param "BM" : i32

@@ -71,7 +71,8 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
       `tile.async_wait` before each iteration's stage is read with
       `tile.load_stage`; a prologue fills the first stages, a final wait
       drains the ring. Fewer stages are used when the ring would exceed
-      160 KiB. When every such dot reads both operands from rings and
+      the target's shared memory less 32 KiB (160 KiB without a
+      target). When every such dot reads both operands from rings and
       carries its accumulator through the loop, and the target runs dots
       asynchronously (wgmma), the dots are made `async`: each iteration's
       dot overlaps the next iteration's wait and copies, a

@@ -317,7 +317,7 @@ struct Ring {
 /// The ring of `loop` for the staged loads among `candidates`, or failure
 /// when none qualifies or the ring would not fit.
 FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
-                         int64_t numStages) {
+                         int64_t numStages, int64_t ringBytes) {
   Ring ring;
   int64_t stageBytes = 0;
   for (LoadOp load : candidates) {
@@ -330,10 +330,8 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   }
   if (ring.loads.empty())
     return failure();
-  // Fewer stages when the ring would crowd shared memory (160 KiB fits
-  // sm_80's 164 KiB and leaves room for the epilogue's scratch).
-  constexpr int64_t kRingBudget = 160 * 1024;
-  ring.stages = std::min<int64_t>(numStages, kRingBudget / stageBytes);
+  // Fewer stages when the ring would crowd shared memory.
+  ring.stages = std::min<int64_t>(numStages, ringBytes / stageBytes);
   if (ring.stages < 2)
     return failure();
   MLIRContext *context = loop.getContext();
@@ -555,8 +553,8 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
 /// tensor maps need), cp.async (with its element-wise fallback) otherwise,
 /// both into the same buffers.
 void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
-                         int64_t numStages, bool tma) {
-  FailureOr<Ring> ring = planRing(loop, candidates, numStages);
+                         int64_t numStages, int64_t ringBytes, bool tma) {
+  FailureOr<Ring> ring = planRing(loop, candidates, numStages, ringBytes);
   if (failed(ring))
     return;
   Location loc = loop.getLoc();
@@ -603,7 +601,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     for (int64_t position : positions)
       loads.push_back(
           cast<LoadOp>(*std::next(copy.getBody()->begin(), position)));
-    FailureOr<Ring> copyRing = planRing(copy, loads, numStages);
+    FailureOr<Ring> copyRing = planRing(copy, loads, numStages, ringBytes);
     assert(succeeded(copyRing) &&
            copyRing->loads.size() == ring->loads.size() &&
            "a copy of the loop stages as the loop does");
@@ -621,7 +619,8 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   emitCpAsyncRing(copyLoop, copyRing, buffers);
 }
 
-void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead,
+void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
+                  unsigned registerAhead,
                   bool tma) {
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator())
@@ -638,7 +637,7 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, unsigned registerAhead,
   }
   loop = queueInRegisters(loop, queued,
                           std::min<unsigned>(numStages, registerAhead + 1));
-  stageInSharedMemory(loop, staged, numStages, tma);
+  stageInSharedMemory(loop, staged, numStages, ringBytes, tma);
 }
 
 struct PipelineLoadsPass
@@ -648,6 +647,9 @@ struct PipelineLoadsPass
     if (numStages < 2)
       return;
     bool tma = false;
+    // Rings take what the target's shared memory holds less 32 KiB for the
+    // epilogue's scratch; without a target, what fits sm_80's 164 KiB.
+    int64_t ringBytes = 160 * 1024;
     if (!target.empty()) {
       std::optional<TargetInfo> info = TargetInfo::get(target);
       if (!info) {
@@ -655,6 +657,7 @@ struct PipelineLoadsPass
         return signalPassFailure();
       }
       tma = info->hasTma();
+      ringBytes = std::max(ringBytes, info->getMaxSharedBytes() - 32 * 1024);
     }
     SmallVector<std::pair<scf::ForOp, unsigned>> loops;
     getOperation().walk([&](func::FuncOp func) {
@@ -662,13 +665,13 @@ struct PipelineLoadsPass
         return;
       // A kernel's own stage count (a template parameter, say) wins.
       unsigned stages = numStages;
-      if (auto attr = func->getAttrOfType<IntegerAttr>(
-              TileDialect::kNumStagesAttrName))
+      if (auto attr =
+              func->getAttrOfType<IntegerAttr>(TileDialect::kNumStagesAttrName))
         stages = attr.getInt();
       func.walk([&](scf::ForOp loop) { loops.push_back({loop, stages}); });
     });
     for (auto [loop, stages] : loops)
-      pipelineLoop(loop, stages, registerAhead, tma);
+      pipelineLoop(loop, stages, ringBytes, registerAhead, tma);
   }
 };
 } // namespace

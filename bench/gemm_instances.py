@@ -1,0 +1,98 @@
+"""Every instance of the GEMM template, timed on a grid of shapes, with
+cuBLAS in the same run: the measurements runtime/gemm_configs.cc's choice
+stands on.
+
+    TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so PYTHONPATH=runtime/python \\
+        python3 bench/gemm_instances.py [fp8|bf16]
+
+Instances are the kernels of the embedded "gemm" module named
+gemm_<dtype>[_<BM>x<BN>] (128 x 128 when unnamed), launched directly on
+16-byte aligned operands (the TMA path); every output is checked against
+float64 before timing. Median of 20 runs, L2 flushed before each. For each
+shape the fastest instance is marked '*'.
+"""
+import re
+import sys
+
+import torch
+
+import tilec
+from timing import l2_flusher, time_median
+
+INSTANCES = {
+    "fp8": ["gemm_fp8", "gemm_fp8_128x256", "gemm_fp8_64x128",
+            "gemm_fp8_64x64", "gemm_fp8_64x32"],
+    "bf16": ["gemm_bf16", "gemm_bf16_128x256", "gemm_bf16_64x128",
+             "gemm_bf16_64x64"],
+}
+SHAPES = [(4096, 4096, 4096), (4096, 14336, 4096), (32, 8192, 8192),
+          (1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192),
+          (128, 8192, 8192), (256, 8192, 1024), (512, 4096, 4096),
+          (1000, 1000, 1008), (2048, 2048, 8192), (8192, 8192, 8192),
+          (1024, 1024, 1024), (300, 5000, 4096)]
+RUNS = 20
+
+
+def tile_of(name):
+    found = re.search(r"_(\d+)x(\d+)$", name)
+    return (int(found[1]), int(found[2])) if found else (128, 128)
+
+
+def main(dtypes):
+    torch.manual_seed(0)
+    flush = l2_flusher()
+    module = tilec.Module.embedded("gemm")
+    ok = True
+    for dname in dtypes:
+        dt = torch.float8_e4m3fn if dname == "fp8" else torch.bfloat16
+        names = INSTANCES[dname]
+        print(f"{dname}: " + " | ".join(names) + " | cuBLAS", flush=True)
+        for m, n, k in SHAPES:
+            x = (torch.rand(m, k, device="cuda") * 8 - 4).to(dt)
+            w = (torch.randn(n, k, device="cuda") * 0.5).to(dt)
+            s = torch.rand(n, device="cuda") + 0.5
+            ref = (x.double() @ w.double().T) * s.double()[None, :]
+            y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+            times = []
+            for name in names:
+                bm, bn = tile_of(name)
+                kern = module.kernel(name)
+                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm)
+                y.fill_(float("nan"))
+                kern(grid, x, w, s, y, m, n, k)
+                torch.cuda.synchronize()
+                good = bool(torch.all((y.double() - ref).abs()
+                                      <= 0.02 * ref.abs() + 1.0))
+                ok &= good
+                t = time_median(lambda _: kern(grid, x, w, s, y, m, n, k),
+                                flush, RUNS)
+                times.append(t if good else float("inf"))
+            if dname == "fp8":
+                # cuBLAS takes fp8 only with M, N, K multiples of 16: pad
+                # outside the timing.
+                mp, np_, kp = ((v + 15) // 16 * 16 for v in (m, n, k))
+                xp = torch.zeros(mp, kp, device="cuda", dtype=dt)
+                wp = torch.zeros(np_, kp, device="cuda", dtype=dt)
+                xp[:m, :k] = x
+                wp[:n, :k] = w
+                one = torch.ones(mp, 1, device="cuda")
+                sb = torch.ones(1, np_, device="cuda")
+                sb[0, :n] = s
+                peer = time_median(
+                    lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one,
+                                               scale_b=sb,
+                                               out_dtype=torch.bfloat16),
+                    flush, RUNS)
+            else:
+                peer = time_median(lambda _: torch.matmul(x, w.t()), flush,
+                                   RUNS)
+            best = min(times)
+            cells = [f"{t:8.1f}{'*' if t == best else ' '}" for t in times]
+            print(f"{m:>5}x{n:>5}x{k:>5} " + " ".join(cells) +
+                  f" | {peer:8.1f}  best/cuBLAS {peer / best:5.2f}",
+                  flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["fp8", "bf16"]))
