@@ -3,10 +3,11 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/context.h"
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
+#include "runtime/gemm_configs.h"
 #include "runtime/launch.h"
-#include "runtime/context.h"
 #include "runtime/module.h"
 #include "runtime/scratch.h"
 
@@ -44,6 +45,26 @@ absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
   return absl::OkStatus();
 }
 
+namespace {
+
+// What ChooseGemmConfig needs to know of device `ordinal`.
+absl::StatusOr<GemmDevice> DescribeGpu(const Driver &driver, int ordinal) {
+  cu::CUdevice handle = 0;
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(driver.api().cuDeviceGet(&handle, ordinal), "cuDeviceGet"));
+  int major = 0, minor = 0, sms = 0;
+  for (auto [value, attribute] :
+       {std::pair{&major, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+        std::pair{&minor, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+        std::pair{&sms, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT}})
+    TILEC_RETURN_IF_ERROR(driver.Check(
+        driver.api().cuDeviceGetAttribute(value, attribute, handle),
+        "cuDeviceGetAttribute"));
+  return GemmDevice{TargetForComputeCapability(major, minor), sms};
+}
+
+} // namespace
+
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                   const TensorRef &scale, const TensorRef &y, CUstream stream) {
   TILEC_RETURN_IF_ERROR(ValidateGemm(x, w, scale, y));
@@ -54,16 +75,20 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
       **driver, {{"x", &x}, {"w", &w}, {"scale", &scale}, {"y", &y}});
   if (!device.ok())
     return device.status();
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "gemm", x.dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8", *device);
+  // Every extent fits in int32: the element counts do.
+  const int m = int(x.shape[0]), k = int(x.shape[1]), n = int(w.shape[0]);
+  absl::StatusOr<GemmDevice> gpu = DescribeGpu(**driver, *device);
+  if (!gpu.ok())
+    return gpu.status();
+  const GemmConfig &config = ChooseGemmConfig(x.dtype, m, n, k, *gpu);
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel("gemm", config.kernel, *device);
   if (!kernel.ok())
     return kernel.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
-  // Every extent fits in int32: the element counts do.
-  const int m = int(x.shape[0]), k = int(x.shape[1]), n = int(w.shape[0]);
-  const uint32_t grid_n = uint32_t((n + kGemmTileN - 1) / kGemmTileN);
-  const uint32_t grid_m = uint32_t((m + kGemmTileM - 1) / kGemmTileM);
+  const uint32_t grid_n = uint32_t((n + config.tile_n - 1) / config.tile_n);
+  const uint32_t grid_m = uint32_t((m + config.tile_m - 1) / config.tile_m);
   auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
     const KernelArg args[] = {
         KernelArg::DevicePtr(xs),   KernelArg::DevicePtr(ws),

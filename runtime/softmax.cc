@@ -80,8 +80,8 @@ absl::Status Softmax(const TensorRef &x, const TensorRef &y, CUstream stream) {
     return device.status();
   // Both extents fit in int32 (the element count need not).
   const int rows = int(x.shape[0]), cols = int(x.shape[1]);
-  absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-      "softmax", SoftmaxKernelName(cols, type), *device);
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel("softmax", SoftmaxKernelName(cols, type), *device);
   if (!kernel.ok())
     return kernel.status();
   TILEC_RETURN_IF_ERROR(

@@ -14,9 +14,10 @@
 
 #include "runtime/embedded.h"
 #include "runtime/gemm.h"
+#include "runtime/gemm_configs.h"
 #include "runtime/kernel.h"
-#include "test/support/device_fixture.h"
 #include "test/support/bf16.h"
+#include "test/support/device_fixture.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -89,9 +90,9 @@ protected:
   enum class Via { kEntryPoint, kKernel };
 
   void Check(DType dtype, int m, int n, int k, const Operand &x,
-             const Operand &w, const std::vector<float> &scale,
-             CUdeviceptr dx, CUdeviceptr dw, CUdeviceptr ds,
-             Via via = Via::kEntryPoint) {
+             const Operand &w, const std::vector<float> &scale, CUdeviceptr dx,
+             CUdeviceptr dw, CUdeviceptr ds, Via via = Via::kEntryPoint,
+             const GemmConfig *config = nullptr) {
     // All bits set: NaN in bf16. Rounded up to whole words.
     size_t words = (size_t(m) * n + 1) / 2;
     CUdeviceptr dy = Alloc(words * 4);
@@ -106,8 +107,12 @@ protected:
           TensorRef::Contiguous(reinterpret_cast<void *>(dy), DType::kBF16,
                                 {m, n}));
     } else {
-      absl::StatusOr<const Kernel *> kernel = GetEmbeddedKernel(
-          "gemm", dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8", 0);
+      const GemmConfig fallback = {
+          dtype == DType::kBF16 ? "gemm_bf16" : "gemm_fp8", dtype, 128, 128};
+      if (config == nullptr)
+        config = &fallback;
+      absl::StatusOr<const Kernel *> kernel =
+          GetEmbeddedKernel("gemm", config->kernel, 0);
       ASSERT_TRUE(kernel.ok()) << kernel.status();
       const KernelArg args[] = {KernelArg::DevicePtr(dx),
                                 KernelArg::DevicePtr(dw),
@@ -117,7 +122,9 @@ protected:
                                 KernelArg::I32(n),
                                 KernelArg::I32(k)};
       status = (*kernel)->Launch(
-          {uint32_t((n + 127) / 128), uint32_t((m + 127) / 128), 1}, args);
+          {uint32_t((n + config->tile_n - 1) / config->tile_n),
+           uint32_t((m + config->tile_m - 1) / config->tile_m), 1},
+          args);
     }
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
@@ -138,9 +145,9 @@ protected:
                      1e-30;
         if (!(std::fabs(got - ref) <= tol)) {
           ++bad;
-          ADD_FAILURE() << "y[" << i << ", " << j << "] = " << got
-                        << ", expected " << ref << " (tolerance " << tol
-                        << ")";
+          ADD_FAILURE() << (config ? config->kernel : "Gemm") << ": y[" << i
+                        << ", " << j << "] = " << got << ", expected " << ref
+                        << " (tolerance " << tol << ")";
         }
       }
     }
@@ -177,9 +184,29 @@ protected:
     Check(dtype, s.m, s.n, s.k, x, w2, scale, shifted + element, dw, ds);
   }
 
+  // Every instance the configuration table can pick, launched directly.
+  void RunEveryConfig() {
+    const Shape &s = GetParam();
+    for (const GemmConfig &config : GemmConfigs()) {
+      SCOPED_TRACE(std::string(config.kernel));
+      Operand x = Random(config.dtype, size_t(s.m) * s.k, 1.0);
+      Operand w = Random(config.dtype, size_t(s.n) * s.k, 0.02);
+      std::vector<float> scale(s.n);
+      std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
+      for (float &v : scale)
+        v = uniform(rng_);
+      CUdeviceptr dx = Upload(x.bytes.data(), x.bytes.size());
+      CUdeviceptr dw = Upload(w.bytes.data(), w.bytes.size());
+      CUdeviceptr ds = Upload(scale.data(), scale.size() * 4);
+      Check(config.dtype, s.m, s.n, s.k, x, w, scale, dx, dw, ds, Via::kKernel,
+            &config);
+    }
+  }
+
   std::mt19937 rng_{std::random_device{}()};
 };
 
+TEST_P(GemmGpuTest, EveryConfigMatchesReference) { RunEveryConfig(); }
 TEST_P(GemmGpuTest, Bf16MatchesReference) { RunCase(DType::kBF16, 1.0); }
 TEST_P(GemmGpuTest, Fp8MatchesReference) { RunCase(DType::kF8E4M3, 1.0); }
 

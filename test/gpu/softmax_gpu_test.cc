@@ -136,15 +136,15 @@ TEST(EmbeddedSoftmax, EveryTargetIsEmbedded) {
         for (const char *name :
              {"softmax_f32_c256", "softmax_f32_c1024", "softmax_f32_c4096",
               "softmax_f32_c8192", "softmax_f32_wide", "softmax_bf16_c256",
-              "softmax_bf16_c1024", "softmax_bf16_c4096",
-              "softmax_bf16_c8192", "softmax_bf16_wide"}) {
-          EXPECT_NE(std::string(entry.ptx).find(std::string(".entry ") + name +
-                                                "("),
-                    std::string::npos)
+              "softmax_bf16_c1024", "softmax_bf16_c4096", "softmax_bf16_c8192",
+              "softmax_bf16_wide"}) {
+          EXPECT_NE(
+              std::string(entry.ptx).find(std::string(".entry ") + name + "("),
+              std::string::npos)
               << name;
-          EXPECT_NE(std::string(entry.metadata)
-                        .find(std::string("\"") + name + "\""),
-                    std::string::npos)
+          EXPECT_NE(
+              std::string(entry.metadata).find(std::string("\"") + name + "\""),
+              std::string::npos)
               << name;
         }
       }

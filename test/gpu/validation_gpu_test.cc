@@ -246,8 +246,9 @@ TEST_F(ValidationGpuTest, PlainKernelLaunchChecksPointers) {
   const KernelArg args[] = {KernelArg::Ptr(host_x_.data()),
                             KernelArg::DevicePtr(y_), KernelArg::I32(kBatch),
                             KernelArg::I32(kN)};
-  ExpectRejected((*kernel)->Launch({kBatch, 1, 1}, args),
-                 {"kernel 'softmax_f32_c1024': argument 'x'", "is not CUDA memory"});
+  ExpectRejected(
+      (*kernel)->Launch({kBatch, 1, 1}, args),
+      {"kernel 'softmax_f32_c1024': argument 'x'", "is not CUDA memory"});
 }
 
 } // namespace

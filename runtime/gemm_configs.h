@@ -1,0 +1,41 @@
+// Which instance of the GEMM template (kernels_dsl/gemm.mlir) runs a given
+// problem: the one table of configurations and the rule that picks from
+// it. Pure functions of the shape and the GPU, testable without one.
+#ifndef TILEC_RUNTIME_GEMM_CONFIGS_H_
+#define TILEC_RUNTIME_GEMM_CONFIGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "runtime/validate.h"
+
+namespace tilec {
+
+// One instance of the template: its kernel in the embedded "gemm" module,
+// the input dtype, and the output tile one program computes.
+struct GemmConfig {
+  absl::string_view kernel;
+  DType dtype;
+  int tile_m;
+  int tile_n;
+};
+
+// Every instance the build embeds, for every target.
+absl::Span<const GemmConfig> GemmConfigs();
+
+// The GPU a configuration is chosen for.
+struct GemmDevice {
+  std::string target; // "sm_80", "sm_90a", "sm_100a"
+  int sm_count = 0;
+};
+
+// The configuration for y (M, N) = x (M, K) @ w (N, K)^T of `dtype` on
+// `device` (see the rule in gemm_configs.cc and docs/runtime.md).
+const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
+                                   const GemmDevice &device);
+
+} // namespace tilec
+
+#endif // TILEC_RUNTIME_GEMM_CONFIGS_H_
