@@ -211,8 +211,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!func)
       return op->emitError()
              << "'" << name << "' may only be placed on a func.func";
-    return name == kParamsAttrName ? verifyTemplateParams(func, attr.getValue())
-                                   : verifyTemplateInstances(func, attr.getValue());
+    return name == kParamsAttrName
+               ? verifyTemplateParams(func, attr.getValue())
+               : verifyTemplateInstances(func, attr.getValue());
   }
   if (name == kNumStagesAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
@@ -235,8 +236,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     // Checked against the template's parameters by tile.params.
     auto func = op->getParentOfType<func::FuncOp>();
     if (!func || !isTemplate(func))
-      return op->emitError() << "'" << name
-                             << "' is only valid in a kernel template";
+      return op->emitError()
+             << "'" << name << "' is only valid in a kernel template";
     return success();
   }
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";

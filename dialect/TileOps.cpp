@@ -39,6 +39,31 @@ static void printEnumKeyword(OpAsmPrinter &printer, Operation *,
   printer << stringifyEnum(attr.getValue());
 }
 
+/// The view a tile of `tile`'s rank and element type is read from or
+/// written to: every extent is given at run time.
+static Type getViewOfTile(Type tile) {
+  auto tensor = cast<RankedTensorType>(tile);
+  return ViewType::get(
+      tile.getContext(),
+      SmallVector<int64_t>(tensor.getRank(), ShapedType::kDynamic),
+      tensor.getElementType());
+}
+
+/// `: tensor<...>` fixes the view's type; the older `, !tile.view<...>`
+/// after it is still accepted (and checked by the verifier).
+static ParseResult parseViewOfTile(OpAsmParser &parser, Type &view, Type tile) {
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(view);
+  view = getViewOfTile(tile);
+  return success();
+}
+
+static void printViewOfTile(OpAsmPrinter &printer, Operation *, Type view,
+                            Type tile) {
+  if (view != getViewOfTile(tile))
+    printer << ", " << view;
+}
+
 #define GET_OP_CLASSES
 #include "dialect/TileOps.cpp.inc"
 
@@ -108,6 +133,159 @@ static LogicalResult verifyPadding(Operation *op, Attribute pad,
     return op->emitOpError()
            << "padding must be a " << tile.getElementType() << " constant";
   return success();
+}
+
+/// A padding value of element type `type`: a number, `inf`, `-inf` or
+/// `nan` (the element type follows from the tile).
+static FailureOr<TypedAttr> parsePadding(OpAsmParser &parser, SMLoc loc,
+                                         bool negative, StringRef keyword,
+                                         Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!keyword.empty()) {
+    if (!floatType)
+      return parser.emitError(loc)
+             << "'" << keyword << "' pads only float tiles, not " << type;
+    APFloat value = keyword == "inf"
+                        ? APFloat::getInf(floatType.getFloatSemantics())
+                        : APFloat::getNaN(floatType.getFloatSemantics());
+    if (negative)
+      value.changeSign();
+    return TypedAttr(FloatAttr::get(type, value));
+  }
+  return failure();
+}
+
+ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand view, mask;
+  SmallVector<OpAsmParser::UnresolvedOperand> offsets;
+  bool hasMask = false;
+  if (parser.parseOperand(view) ||
+      parser.parseOperandList(offsets, OpAsmParser::Delimiter::Square))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("mask"))) {
+    hasMask = true;
+    if (parser.parseOperand(mask))
+      return failure();
+  }
+  // The padding: `inf`/`nan` (optionally negated) or a number, typed once
+  // the tile's element type is known, or the older typed attribute.
+  bool hasPad = false, negative = false;
+  StringRef padKeyword;
+  std::optional<APInt> padInteger;
+  std::optional<double> padFloat;
+  TypedAttr padding;
+  SMLoc padLoc;
+  if (succeeded(parser.parseOptionalKeyword("pad"))) {
+    hasPad = true;
+    padLoc = parser.getCurrentLocation();
+    negative = succeeded(parser.parseOptionalMinus());
+    if (succeeded(parser.parseOptionalKeyword("inf")))
+      padKeyword = "inf";
+    else if (succeeded(parser.parseOptionalKeyword("nan")))
+      padKeyword = "nan";
+    else {
+      APInt integer;
+      OptionalParseResult parsed = parser.parseOptionalInteger(integer);
+      if (parsed.has_value()) {
+        if (failed(*parsed))
+          return failure();
+        padInteger = negative ? -integer : integer;
+      } else {
+        double value;
+        if (parser.parseFloat(value))
+          return failure();
+        padFloat = negative ? -value : value;
+      }
+    }
+  }
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon())
+    return failure();
+  Type first;
+  if (parser.parseType(first))
+    return failure();
+  // `pad 0xFF800000 : f32 : ...`: the older typed padding, bits of `f32`.
+  if (hasPad && padInteger && first.isIntOrFloat()) {
+    if (auto floatType = dyn_cast<FloatType>(first))
+      padding = FloatAttr::get(
+          first, APFloat(floatType.getFloatSemantics(),
+                         padInteger->zextOrTrunc(floatType.getWidth())));
+    else
+      padding = IntegerAttr::get(
+          first, padInteger->sextOrTrunc(first.getIntOrFloatBitWidth()));
+    if (parser.parseColon() || parser.parseType(first))
+      return failure();
+  }
+  Type viewType = first, tileType = first;
+  if (succeeded(parser.parseOptionalArrow())) {
+    if (parser.parseType(tileType))
+      return failure();
+  } else {
+    if (!isa<RankedTensorType>(first))
+      return parser.emitError(parser.getCurrentLocation())
+             << "expected the tile's type, got " << first;
+    viewType = getViewOfTile(first);
+  }
+  auto tensor = dyn_cast<RankedTensorType>(tileType);
+  if (!tensor)
+    return parser.emitError(parser.getCurrentLocation())
+           << "expected the tile's type, got " << tileType;
+  if (hasPad && !padding) {
+    Type element = tensor.getElementType();
+    if (!padKeyword.empty()) {
+      FailureOr<TypedAttr> attr =
+          parsePadding(parser, padLoc, negative, padKeyword, element);
+      if (failed(attr))
+        return failure();
+      padding = *attr;
+    } else if (auto floatType = dyn_cast<FloatType>(element)) {
+      double value = padFloat ? *padFloat : double(padInteger->getSExtValue());
+      padding = FloatAttr::get(element, value);
+    } else if (padInteger && element.isInteger()) {
+      padding = IntegerAttr::get(
+          element, padInteger->sextOrTrunc(element.getIntOrFloatBitWidth()));
+    } else {
+      return parser.emitError(padLoc)
+             << "padding of an integer tile must be an integer";
+    }
+  }
+  if (padding)
+    result.getOrAddProperties<Properties>().padding = padding;
+  result.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, int32_t(offsets.size()), hasMask ? 1 : 0};
+  Type i32 = parser.getBuilder().getI32Type();
+  if (parser.resolveOperand(view, viewType, result.operands) ||
+      parser.resolveOperands(offsets, i32, result.operands) ||
+      (hasMask &&
+       parser.resolveOperand(mask, getMaskType(tileType), result.operands)))
+    return failure();
+  result.addTypes(tileType);
+  return success();
+}
+
+void LoadOp::print(OpAsmPrinter &printer) {
+  printer << " " << getView() << "[" << getOffsets() << "]";
+  if (getMask())
+    printer << " mask " << getMask();
+  if (TypedAttr pad = getPaddingAttr()) {
+    printer << " pad ";
+    if (auto fp = dyn_cast<FloatAttr>(pad)) {
+      APFloat value = fp.getValue();
+      if (value.isInfinity())
+        printer << (value.isNegative() ? "-inf" : "inf");
+      else if (value.isNaN())
+        printer << "nan";
+      else
+        printer << value.convertToDouble();
+    } else {
+      printer << cast<IntegerAttr>(pad).getValue();
+    }
+  }
+  printer.printOptionalAttrDict((*this)->getAttrs(),
+                                {"padding", "operandSegmentSizes"});
+  printer << " : ";
+  if (getView().getType() != getViewOfTile(getResult().getType()))
+    printer << getView().getType() << " -> ";
+  printer << getResult().getType();
 }
 
 LogicalResult LoadOp::verify() {

@@ -463,19 +463,21 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     Elements outside the view's extents, or where `mask` is false, read as
     `pad` (zero when absent) and touch no memory.
 
+    The view's type follows from the tile's (every view extent is `?`);
+    the padding is a number of the tile's element type, or `inf`, `-inf`,
+    `nan`. (The older spelling with the view type, `: !tile.view<?x?xf32>
+    -> tensor<...>`, and a typed padding, `pad 0xFF800000 : f32`, still
+    parses.)
+
     ```mlir
-    %t = tile.load %x[%row, %c0] pad 0xFF800000 : f32
-        : !tile.view<?x?xf32> -> tensor<1x1024xf32>
+    %t = tile.load %x[%row, %c0] pad -inf : tensor<1x1024xf32>
     ```
   }];
   let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
                        Optional<Tile_MaskTile>:$mask,
                        OptionalAttr<TypedAttrInterface>:$padding);
   let results = (outs Tile_Tile:$result);
-  let assemblyFormat = [{
-    $view `[` $offsets `]` (`mask` $mask^)? (`pad` $padding^)? attr-dict `:`
-    qualified(type($view)) `->` type($result)
-  }];
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
@@ -489,15 +491,18 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
     elements outside the view's extents, or where `mask` is false, are not
     written.
 
+    The view's type follows from the tile's (the older spelling that
+    repeats it after the tile's type still parses).
+
     ```mlir
-    tile.store %t, %y[%row, %c0] : tensor<1x1024xf32>, !tile.view<?x?xf32>
+    tile.store %t, %y[%row, %c0] : tensor<1x1024xf32>
     ```
   }];
   let arguments = (ins Tile_Tile:$value, Tile_ViewType:$view,
                        Variadic<I32>:$offsets, Optional<Tile_MaskTile>:$mask);
   let assemblyFormat = [{
     $value `,` $view `[` $offsets `]` (`mask` $mask^)? attr-dict `:`
-    type($value) `,` qualified(type($view))
+    type($value) custom<ViewOfTile>(type($view), ref(type($value)))
   }];
   let hasVerifier = 1;
 }

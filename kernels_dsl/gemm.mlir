@@ -73,17 +73,17 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %zero = arith.constant dense<0.0> : !acc
   %acc = scf.for %k = %c0 to %K step %bk iter_args(%a = %zero) -> (!acc)
       : i32 {
-    %xt = tile.load %xv[%row, %k] : !tile.view<?x?xbf16> -> !x_tile
-    %wt = tile.load %wv[%col, %k] : !tile.view<?x?xbf16> -> !w_tile
+    %xt = tile.load %xv[%row, %k] : !x_tile
+    %wt = tile.load %wv[%col, %k] : !w_tile
     %b = tile.transpose %wt : !w_tile -> !wt_tile
     %d = tile.dot %xt, %b, %a : !x_tile, !wt_tile -> !acc
     scf.yield %d : !acc
   }
-  %s = tile.load %sv[%col] : !tile.view<?xf32> -> !row
+  %s = tile.load %sv[%col] : !row
   %se = tile.expand_dims %s at 0 : !row -> !row2
   %sb = tile.broadcast %se : !row2 -> !acc
   %scaled = arith.mulf %acc, %sb : !acc
   %out = arith.truncf %scaled : !acc to !out
-  tile.store %out, %yv[%row, %col] : !out, !tile.view<?x?xbf16>
+  tile.store %out, %yv[%row, %col] : !out
   return
 }

@@ -23,8 +23,7 @@ func.func @pad_rows(%src: !tile.ptr<i8>, %dst: !tile.ptr<i8>, %rows: i32,
       : !tile.ptr<i8> -> !tile.view<?x?xi8>
   %out = tile.make_view %dst[%rows, %padded] strides[%padded, %c1]
       : !tile.ptr<i8> -> !tile.view<?x?xi8>
-  %t = tile.load %in[%row, %col] pad 0 : i8
-      : !tile.view<?x?xi8> -> tensor<4x1024xi8>
-  tile.store %t, %out[%row, %col] : tensor<4x1024xi8>, !tile.view<?x?xi8>
+  %t = tile.load %in[%row, %col] pad 0 : tensor<4x1024xi8>
+  tile.store %t, %out[%row, %col] : tensor<4x1024xi8>
   return
 }

@@ -82,7 +82,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
 
   %lensV = tile.make_view %seq_lens[%B] strides[%c1]
       : !tile.ptr<i32> -> !tile.view<?xi32>
-  %lenT = tile.load %lensV[%b] : !tile.view<?xi32> -> tensor<1xi32>
+  %lenT = tile.load %lensV[%b] : tensor<1xi32>
   %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
   %W16 = arith.muli %W, %c16 : i32
   %len = arith.minsi %lenRaw, %W16 : i32
@@ -100,7 +100,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
   %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
       : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, %c0] : !tile.view<?x?xbf16> -> tensor<16x64xbf16>
+  %qt = tile.load %qv[%qrow, %c0] : tensor<16x64xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row64>
   %bT = tile.splat %b : tensor<64xi32, #row64>
@@ -219,15 +219,15 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
   tile.store %res#0, %pmv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>, !tile.view<?xf32>
+      : tensor<16xf32, #srow>
   tile.store %res#1, %plv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>, !tile.view<?xf32>
+      : tensor<16xf32, #srow>
   %rmE = tile.expand_dims %rowMask at 1
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x64xi1, #mma>
   tile.store %res#2, %pav[%prow, %c0] mask %rmB
-      : tensor<16x64xf32, #mma>, !tile.view<?x?xf32>
+      : tensor<16x64xf32, #mma>
   return
 }
 
@@ -256,8 +256,7 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
       -> (tensor<16xf32>) : i32 {
     %off0 = arith.muli %s, %BH : i32
     %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
-        : !tile.view<?xf32> -> tensor<16xf32>
+    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
     %mn = arith.maximumf %m, %ms : tensor<16xf32>
     scf.yield %mn : tensor<16xf32>
   }
@@ -272,10 +271,9 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
       -> (tensor<16xf32>, tensor<16x64xf32>) : i32 {
     %off0 = arith.muli %s, %BH : i32
     %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
-        : !tile.view<?xf32> -> tensor<16xf32>
-    %ls = tile.load %plv[%off] : !tile.view<?xf32> -> tensor<16xf32>
-    %as = tile.load %pav[%off, %c0] : !tile.view<?x?xf32> -> tensor<16x64xf32>
+    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
+    %ls = tile.load %plv[%off] : tensor<16xf32>
+    %as = tile.load %pav[%off, %c0] : tensor<16x64xf32>
     %d = arith.subf %ms, %ref : tensor<16xf32>
     %w = math.exp %d : tensor<16xf32>
     %lw = arith.mulf %ls, %w : tensor<16xf32>
@@ -296,7 +294,7 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x64xf32>
   %o = arith.mulf %sum#1, %iB : tensor<16x64xf32>
   %ob = arith.truncf %o : tensor<16x64xf32> to tensor<16x64xbf16>
-  tile.store %ob, %ov[%row, %c0] : tensor<16x64xbf16>, !tile.view<?x?xbf16>
+  tile.store %ob, %ov[%row, %c0] : tensor<16x64xbf16>
   return
 }
 
@@ -335,7 +333,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
 
   %lensV = tile.make_view %seq_lens[%B] strides[%c1]
       : !tile.ptr<i32> -> !tile.view<?xi32>
-  %lenT = tile.load %lensV[%b] : !tile.view<?xi32> -> tensor<1xi32>
+  %lenT = tile.load %lensV[%b] : tensor<1xi32>
   %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
   %W16 = arith.muli %W, %c16 : i32
   %len = arith.minsi %lenRaw, %W16 : i32
@@ -353,7 +351,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
   %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
       : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, %c0] : !tile.view<?x?xbf16> -> tensor<16x128xbf16>
+  %qt = tile.load %qv[%qrow, %c0] : tensor<16x128xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row128>
   %bT = tile.splat %b : tensor<64xi32, #row128>
@@ -472,15 +470,15 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
   tile.store %res#0, %pmv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>, !tile.view<?xf32>
+      : tensor<16xf32, #srow>
   tile.store %res#1, %plv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>, !tile.view<?xf32>
+      : tensor<16xf32, #srow>
   %rmE = tile.expand_dims %rowMask at 1
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x128xi1, #mma>
   tile.store %res#2, %pav[%prow, %c0] mask %rmB
-      : tensor<16x128xf32, #mma>, !tile.view<?x?xf32>
+      : tensor<16x128xf32, #mma>
   return
 }
 
@@ -509,8 +507,7 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
       -> (tensor<16xf32>) : i32 {
     %off0 = arith.muli %s, %BH : i32
     %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
-        : !tile.view<?xf32> -> tensor<16xf32>
+    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
     %mn = arith.maximumf %m, %ms : tensor<16xf32>
     scf.yield %mn : tensor<16xf32>
   }
@@ -525,10 +522,9 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
       -> (tensor<16xf32>, tensor<16x128xf32>) : i32 {
     %off0 = arith.muli %s, %BH : i32
     %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad 0xFF800000 : f32
-        : !tile.view<?xf32> -> tensor<16xf32>
-    %ls = tile.load %plv[%off] : !tile.view<?xf32> -> tensor<16xf32>
-    %as = tile.load %pav[%off, %c0] : !tile.view<?x?xf32> -> tensor<16x128xf32>
+    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
+    %ls = tile.load %plv[%off] : tensor<16xf32>
+    %as = tile.load %pav[%off, %c0] : tensor<16x128xf32>
     %d = arith.subf %ms, %ref : tensor<16xf32>
     %w = math.exp %d : tensor<16xf32>
     %lw = arith.mulf %ls, %w : tensor<16xf32>
@@ -549,6 +545,6 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x128xf32>
   %o = arith.mulf %sum#1, %iB : tensor<16x128xf32>
   %ob = arith.truncf %o : tensor<16x128xf32> to tensor<16x128xbf16>
-  tile.store %ob, %ov[%row, %c0] : tensor<16x128xbf16>, !tile.view<?x?xbf16>
+  tile.store %ob, %ov[%row, %c0] : tensor<16x128xbf16>
   return
 }

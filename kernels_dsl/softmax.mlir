@@ -57,7 +57,7 @@ func.func @softmax(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %out = tile.make_view %y[%rows, %cols] strides[%cols, %c1]
       : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
   %r0 = arith.muli %pid, %R : i32
-  %tb = tile.load %in[%r0, %c0] pad 0xFF80 : bf16 : !tile.view<?x?xbf16> -> !in
+  %tb = tile.load %in[%r0, %c0] pad -inf : !in
   %t = arith.extf %tb : !in to !rows
   %m = tile.reduce max %t along 1 : !rows -> !col
   %me = tile.expand_dims %m at 1 : !col -> !col2
@@ -71,7 +71,7 @@ func.func @softmax(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %ib = tile.broadcast %ie : !col2 -> !rows
   %r = arith.mulf %e, %ib : !rows
   %rb = arith.truncf %r {tile.elem = "T"} : !rows to !in
-  tile.store %rb, %out[%r0, %c0] : !in, !tile.view<?x?xbf16>
+  tile.store %rb, %out[%r0, %c0] : !in
   return
 }
 
@@ -101,7 +101,7 @@ func.func @softmax_wide(%x: !tile.ptr<bf16> {tile.elem = "T"},
   // Online max and sum over 8192-wide chunks.
   %stats:2 = scf.for %j = %c0 to %cols step %c8192
       iter_args(%m = %ninf, %s = %zero) -> (f32, f32) : i32 {
-    %tb = tile.load %in[%pid, %j] pad 0xFF80 : bf16 : !tile.view<?x?xbf16> -> !chunk_in
+    %tb = tile.load %in[%pid, %j] pad -inf : !chunk_in
     %t = arith.extf %tb : !chunk_in to !chunk
     %cr = tile.reduce max %t along 1 : !chunk -> tensor<1xf32>
     %cm = tile.reduce max %cr along 0 : tensor<1xf32> -> f32
@@ -122,13 +122,13 @@ func.func @softmax_wide(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %mt = tile.splat %stats#0 : !chunk
   %invt = tile.splat %inv : !chunk
   scf.for %j = %c0 to %cols step %c8192 : i32 {
-    %tb = tile.load %in[%pid, %j] pad 0xFF80 : bf16 : !tile.view<?x?xbf16> -> !chunk_in
+    %tb = tile.load %in[%pid, %j] pad -inf : !chunk_in
     %t = arith.extf %tb : !chunk_in to !chunk
     %d = arith.subf %t, %mt : !chunk
     %e = math.exp %d : !chunk
     %r = arith.mulf %e, %invt : !chunk
     %rb = arith.truncf %r {tile.elem = "T"} : !chunk to !chunk_in
-    tile.store %rb, %out[%pid, %j] : !chunk_in, !tile.view<?x?xbf16>
+    tile.store %rb, %out[%pid, %j] : !chunk_in
   }
   return
 }

@@ -72,8 +72,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %jT = tile.splat %j : tensor<4096xi32>
       %cols = arith.addi %lane, %jT : tensor<4096xi32>
       %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-      %t = tile.load %src[%j] mask %valid
-          : !tile.view<?xf32> -> tensor<4096xf32>
+      %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
       %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
       %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
       %flip = arith.select %neg, %onesT, %signT
@@ -137,8 +136,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %t = tile.load %src[%j] mask %valid
-            : !tile.view<?xf32> -> tensor<4096xf32>
+        %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
         %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
         %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
         %flip = arith.select %neg, %onesT, %signT
@@ -189,8 +187,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %kT = tile.splat %k : tensor<64xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
     %si64 = arith.extui %si : tensor<64xi32> to tensor<64xi64>
-    tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>, !tile.view<?xf32>
-    tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>, !tile.view<?xi64>
+    tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>
+    tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>
   } else {
     %initK = tile.splat %kmin : tensor<2048xi32>
     %initI = tile.splat %c0 : tensor<2048xi32>
@@ -203,8 +201,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %t = tile.load %src[%j] mask %valid
-            : !tile.view<?xf32> -> tensor<4096xf32>
+        %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
         %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
         %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
         %flip = arith.select %neg, %onesT, %signT
@@ -255,8 +252,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %kT = tile.splat %k : tensor<2048xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
     %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-    tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>, !tile.view<?xf32>
-    tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>, !tile.view<?xi64>
+    tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
+    tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
   }
   return
 }
@@ -419,8 +416,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %valid = arith.cmpi slt, %cols, %nT : !pi32
   %src = tile.make_view %xRow[%c8, %c32, %n] strides[%c512, %c16, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?x?xf32>
-  %t = tile.load %src[%c0, %c0, %base] mask %valid
-      : !tile.view<?x?x?xf32> -> !pf32
+  %t = tile.load %src[%c0, %c0, %base] mask %valid : !pf32
   %c31T = tile.splat %c31 : !pi32
   %c1T = tile.splat %c1 : !pi32
   %signT = tile.splat %kmin : !pi32
@@ -514,8 +510,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             %wv1 = tile.make_view %workRow[%partLen] strides[%c1]
                 : !tile.ptr<i64> -> !tile.view<?xi64>
             %fromWork = tile.load %wv1[%c0] mask %inRowR
-                pad -9223372036854775808 : i64
-                : !tile.view<?xi64> -> !row128
+                pad -9223372036854775808 : !row128
             scf.yield %fromWork : !row128
            }
            scf.yield %srdc : !row128
@@ -577,8 +572,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
                 %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
                 %vj = tile.load %listsV[%jm1, %c0] mask %isPart
-                    pad -9223372036854775808 : i64
-                    : !tile.view<?x?xi64> -> tensor<1x64xi64, #lists>
+                    pad -9223372036854775808 : tensor<1x64xi64, #lists>
                 %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
                 %l32V = tile.splat %l32 : tensor<64xi64>
                 %vjh = arith.shrui %vj1, %l32V : tensor<64xi64>
@@ -773,8 +767,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               %wv2 = tile.make_view %workRow[%partLen] strides[%c1]
                   : !tile.ptr<i64> -> !tile.view<?xi64>
               %fromWork = tile.load %wv2[%c0] mask %in64
-                  pad -9223372036854775808 : i64
-                  : !tile.view<?xi64> -> !row64
+                  pad -9223372036854775808 : !row64
               scf.yield %fromWork : !row64
             }
             scf.yield %d64 : !row64
@@ -820,8 +813,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %perRowM = tile.splat %perRow : !lists32
           %inRowM = arith.cmpi slt, %colsM, %perRowM : !lists32
           %lists = tile.load %wvM[%c0, %c0] mask %inRowM
-              pad -9223372036854775808 : i64
-              : !tile.view<?x?xi64> -> !lists64
+              pad -9223372036854775808 : !lists64
           %merged = tile.sort %lists along 1 descending runs 32 : !lists64
           %zeroM = tile.splat %c0 : !lists32
           %firstRow = arith.cmpi eq, %rowsM, %zeroM : !lists32
@@ -898,7 +890,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               : !tile.ptr<i64> -> !tile.view<?xi64>
           %wOff = arith.muli %part, %k : i32
           tile.store %cand, %wv[%wOff] mask %keep
-              : tensor<64xi64>, !tile.view<?xi64>
+              : tensor<64xi64>
           tile.fence
           %tv = tile.make_view %tickets[%batch] strides[%c1]
               : !tile.ptr<i32> -> !tile.view<?xi32>
@@ -912,7 +904,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %tk:4 = scf.if %isLast -> (!pi64, i1, tensor<64xi64>, i1) {
             tile.fence
             %zero1 = tile.splat %c0 : tensor<1xi32>
-            tile.store %zero1, %tv[%row] : tensor<1xi32>, !tile.view<?xi32>
+            tile.store %zero1, %tv[%row] : tensor<1xi32>
             // Slots past the row's candidates (never written in this call)
             // read as empty. The direct path loads its own.
             %fast:2 = scf.if %fastOK -> (tensor<64xi64>, i1) {
@@ -922,8 +914,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             %wvS = tile.make_view %workRow[%parts, %partLen] strides[%k, %c1]
                 : !tile.ptr<i64> -> !tile.view<?x?xi64>
             %firsts = tile.load %wvS[%c0, %c0]
-                pad -9223372036854775808 : i64
-                : !tile.view<?x?xi64> -> !sample64
+                pad -9223372036854775808 : !sample64
             %sp1 = tile.iota : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
             %sp2 = tile.expand_dims %sp1 at 1
                 : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
@@ -978,8 +969,7 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
               %wv3 = tile.make_view %workRow[%c8, %c32, %partLen] strides[%c512, %c16, %c1]
                   : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
               %loaded = tile.load %wv3[%c0, %c0, %c0] mask %inRow
-                  pad -9223372036854775808 : i64
-                  : !tile.view<?x?x?xi64> -> !pi64
+                  pad -9223372036854775808 : !pi64
               scf.yield %loaded : !pi64
             } else {
               scf.yield %cur : !pi64
@@ -1022,9 +1012,9 @@ func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %outI = tile.make_view %indicesRow[%k] strides[%c1]
         : !tile.ptr<i64> -> !tile.view<?xi64>
     tile.store %v, %outV[%c0] mask %keep
-        : tensor<64xf32>, !tile.view<?xf32>
+        : tensor<64xf32>
     tile.store %i64, %outI[%c0] mask %keep
-        : tensor<64xi64>, !tile.view<?xi64>
+        : tensor<64xi64>
   }
   return
 }
@@ -1054,8 +1044,7 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %nT = tile.splat %n : tensor<4096xi32>
   %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
   %c0 = arith.constant 0 : i32
-  %t = tile.load %src[%c0] mask %valid
-      : !tile.view<?xf32> -> tensor<4096xf32>
+  %t = tile.load %src[%c0] mask %valid : tensor<4096xf32>
   // The signed-order key of the split kernel; NaN largest.
   %c31T = tile.splat %c31 : tensor<4096xi32>
   %c1T = tile.splat %c1 : tensor<4096xi32>
@@ -1090,7 +1079,7 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       : !tile.ptr<f32> -> !tile.view<?xf32>
   %outI = tile.make_view %indices[%batch] strides[%c1]
       : !tile.ptr<i64> -> !tile.view<?xi64>
-  tile.store %vT, %outV[%row] : tensor<1xf32>, !tile.view<?xf32>
-  tile.store %iT, %outI[%row] : tensor<1xi64>, !tile.view<?xi64>
+  tile.store %vT, %outV[%row] : tensor<1xf32>
+  tile.store %iT, %outI[%row] : tensor<1xi64>
   return
 }

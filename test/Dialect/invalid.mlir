@@ -72,7 +72,7 @@ func.func @load_padding(%v: !tile.view<?xf32>, %i: i32) {
 // -----
 
 func.func @dynamic_tile(%v: !tile.view<?xf32>, %i: i32) {
-  // expected-error @+1 {{'result' must be tile (statically shaped tensor, optional tile layout encoding), but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'tile.load' op result #0 must be tile (statically shaped tensor, optional tile layout encoding), but got 'tensor<?xf32>'}}
   %t = tile.load %v[%i] : !tile.view<?xf32> -> tensor<?xf32>
   return
 }
@@ -525,5 +525,30 @@ func.func @tma_box_columns(%m: !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, 
   %bars = tile.alloc_shared : !tile.smem<2xi64>
   // expected-error @below {{boxes 64x32 under a 64-byte swizzle do not tile stages of 128x64 under a 128-byte swizzle}}
   tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] : !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
+func.func @pad_inf_int(%v: !tile.view<?xi32>, %i: i32) {
+  // expected-error @+1 {{'inf' pads only float tiles, not 'i32'}}
+  %t = tile.load %v[%i] pad inf : tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @pad_float_int(%v: !tile.view<?xi32>, %i: i32) {
+  // expected-error @+1 {{padding of an integer tile must be an integer}}
+  %t = tile.load %v[%i] pad 1.5 : tensor<8xi32>
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @load_view_type(%v: !tile.view<?x?xf32>, %i: i32) {
+  // expected-error @+1 {{use of value '%v' expects different type than prior uses}}
+  %t = tile.load %v[%i] : tensor<8xf32>
   return
 }

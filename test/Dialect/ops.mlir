@@ -4,10 +4,10 @@
 // CHECK: tile.program_id x
 // CHECK: tile.num_programs y
 // CHECK: tile.make_view %{{.*}}[%{{.*}}, %{{.*}}] strides[%{{.*}}, %{{.*}}] : !tile.ptr<f32> -> !tile.view<?x?xf32>
-// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] pad 0xFF800000 : f32 : !tile.view<?x?xf32> -> tensor<4x128xf32>
-// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : !tile.view<?x?xf32> -> tensor<4x128xf32>
-// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x128xf32>, !tile.view<?x?xf32>
-// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<4x128xf32>, !tile.view<?x?xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] pad -inf : tensor<4x128xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<4x128xf32>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x128xf32>{{ *$}}
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<4x128xf32>{{ *$}}
 func.func @memory(%p: !tile.ptr<f32>, %m: i32, %n: i32, %mask: tensor<4x128xi1>) {
   %c1 = arith.constant 1 : i32
   %pid = tile.program_id x
@@ -17,6 +17,30 @@ func.func @memory(%p: !tile.ptr<f32>, %m: i32, %n: i32, %mask: tensor<4x128xi1>)
   %u = tile.load %v[%pid, %np] mask %mask : !tile.view<?x?xf32> -> tensor<4x128xf32>
   tile.store %t, %v[%pid, %np] : tensor<4x128xf32>, !tile.view<?x?xf32>
   tile.store %u, %v[%pid, %np] mask %mask : tensor<4x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// Padding named or written as a number of the tile's element type; the
+// view's type follows from the tile's.
+// CHECK-LABEL: func.func @padding
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad nan : tensor<8xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad inf : tensor<8xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad -1.5{{.*}} : tensor<8xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad 0.0{{.*}} : tensor<8xf32>
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad -inf : tensor<8xbf16>
+// CHECK: tile.load %{{.*}}[%{{.*}}] pad -7 : tensor<8xi32>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}] : tensor<8xi32>{{ *$}}
+func.func @padding(%f: !tile.view<?xf32>, %b: !tile.view<?xbf16>,
+                   %i: !tile.view<?xi32>, %at: i32) {
+  %0 = tile.load %f[%at] pad nan : tensor<8xf32>
+  %1 = tile.load %f[%at] pad inf : tensor<8xf32>
+  %2 = tile.load %f[%at] pad -1.5 : tensor<8xf32>
+  %3 = tile.load %f[%at] pad 0 : tensor<8xf32>
+  %4 = tile.load %b[%at] pad -inf : tensor<8xbf16>
+  %5 = tile.load %i[%at] pad -7 : tensor<8xi32>
+  tile.store %5, %i[%at] : tensor<8xi32>
   return
 }
 

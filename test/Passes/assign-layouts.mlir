@@ -5,7 +5,7 @@
 // CHECK-DAG: #[[F32:.*]] = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>
 // CHECK-DAG: #[[ROWS:.*]] = #tile.slice<dim = 1, parent = #[[F32]]>
 // CHECK-LABEL: func.func @rows
-// CHECK: tile.load {{.*}} -> tensor<4x128xf32, #[[F32]]>
+// CHECK: tile.load {{.*}} : tensor<4x128xf32, #[[F32]]>
 // CHECK: tile.reduce max {{.*}} -> tensor<4xf32, #[[ROWS]]>
 // CHECK: tile.expand_dims {{.*}} -> tensor<4x1xf32, #[[F32]]>
 // CHECK: tile.broadcast {{.*}} -> tensor<4x128xf32, #[[F32]]>
@@ -31,7 +31,7 @@ func.func @rows(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
 // the warp count; a single long row spreads warps along it.
 // CHECK-DAG: #[[BF16:.*]] = #tile.blocked<size = [1, 8], threads = [1, 32], warps = [1, 8], order = [1, 0]>
 // CHECK-LABEL: func.func @long_row
-// CHECK: tile.load {{.*}} -> tensor<1x4096xbf16, #[[BF16]]>
+// CHECK: tile.load {{.*}} : tensor<1x4096xbf16, #[[BF16]]>
 func.func @long_row(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -47,7 +47,7 @@ func.func @long_row(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel, tile.
 // expensive to move (here the reduction) keeps its layout.
 // CHECK-LABEL: func.func @meet
 // CHECK: %[[R:.*]] = tile.reduce add {{.*}} -> tensor<4xf32, #[[S:slice[0-9]*]]>
-// CHECK: %[[U:.*]] = tile.load {{.*}} -> tensor<4xf32, #[[L:.*]]>
+// CHECK: %[[U:.*]] = tile.load {{.*}} : tensor<4xf32, #[[L:.*]]>
 // CHECK: %[[C:.*]] = tile.convert_layout %[[U]] : tensor<4xf32, #[[L]]> -> tensor<4xf32, #[[S]]>
 // CHECK: arith.addf %[[R]], %[[C]] : tensor<4xf32, #[[S]]>
 func.func @meet(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
@@ -126,7 +126,7 @@ func.func @while_tiles(%x: f32) attributes {tile.kernel} {
 // CHECK-DAG: #[[I64:.*]] = #tile.blocked<size = [2], threads = [32], warps = [4], order = [0]>
 // CHECK-LABEL: func.func @wide_masks
 // CHECK: %[[LM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
-// CHECK: tile.load %{{.*}} mask %[[LM]] {{.*}} -> tensor<1024xi64, #[[I64]]>
+// CHECK: tile.load %{{.*}} mask %[[LM]]{{.*}} : tensor<1024xi64, #[[I64]]>
 // CHECK: %[[SM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
 // CHECK: tile.store %{{.*}} mask %[[SM]] : tensor<1024xi64, #[[I64]]>
 func.func @wide_masks(%p: !tile.ptr<i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {

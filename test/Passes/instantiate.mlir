@@ -13,7 +13,7 @@
 // CHECK:         arith.constant 64 : i32
 // CHECK:         tile.make_view {{.*}} -> !tile.view<?x?xbf16>
 // CHECK:         arith.constant dense<0.000000e+00> : tensor<128x64xf32>
-// CHECK:         tile.load {{.*}} -> tensor<128x64xbf16>
+// CHECK:         tile.load {{.*}} : tensor<128x64xbf16>
 // CHECK:         tile.dot {{.*}} -> tensor<128x64xf32>
 // CHECK-LABEL: func.func @mm_fp8(
 // CHECK-SAME:      %{{.*}}: !tile.ptr<f8E4M3FN>, %{{.*}}: !tile.ptr<f8E4M3FN>, %{{.*}}: !tile.ptr<f32>
@@ -21,7 +21,7 @@
 // CHECK:         arith.constant 128 : i32
 // CHECK:         tile.make_view {{.*}} -> !tile.view<?x?xf8E4M3FN>
 // CHECK:         arith.constant dense<0.000000e+00> : tensor<128x256xf32>
-// CHECK:         tile.load {{.*}} -> tensor<128x128xf8E4M3FN>
+// CHECK:         tile.load {{.*}} : tensor<128x128xf8E4M3FN>
 // CHECK:         tile.dot {{.*}} -> tensor<128x256xf32>
 // CHECK-NOT:     tile.param
 // CHECK-NOT:     #tile.sym
@@ -78,11 +78,11 @@ func.func @mm(%x: !tile.ptr<bf16> {tile.elem = "T"},
 // tile.instances becomes the kernel of its defaults.
 // CHECK-LABEL: func.func @rows_bf16(
 // CHECK-SAME:      tile.num_warps = 16 : i32
-// CHECK:         tile.load {{.*}} pad 0xFF80 : bf16 : {{.*}} -> tensor<64x256xbf16>
+// CHECK:         tile.load {{.*}} pad -inf : tensor<64x256xbf16>
 // CHECK:         arith.extf {{.*}} : tensor<64x256xbf16> to tensor<64x256xf32>
 // CHECK:         arith.truncf {{.*}} : tensor<64x256xf32> to tensor<64x256xbf16>
 // CHECK-LABEL: func.func @rows_f32(
-// CHECK:         tile.load {{.*}} pad 0xFF800000 : f32 : {{.*}} -> tensor<8x1024xf32>
+// CHECK:         tile.load {{.*}} pad -inf : tensor<8x1024xf32>
 // CHECK-NOT:     arith.extf
 // CHECK-NOT:     arith.truncf
 // CHECK:         tile.store

@@ -11,7 +11,8 @@ using namespace mlir;
 void tilec::annotateArgNames(ModuleOp module, const AsmParserState &state) {
   module.walk([&](func::FuncOp func) {
     // Templates too: their instances keep the names.
-    if (!func->hasAttr(tile::TileDialect::kKernelAttrName) || func.isExternal() ||
+    if (!func->hasAttr(tile::TileDialect::kKernelAttrName) ||
+        func.isExternal() ||
         func->hasAttr(tile::TileDialect::kArgNamesAttrName))
       return;
     const AsmParserState::BlockDefinition *def =

@@ -15,12 +15,12 @@ func.func @sort_flat256(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
   %n = arith.constant 256 : i32
   %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i64> -> !tile.view<?xi64>
   %w = tile.make_view %q[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
-  %k = tile.load %v[%c0] : !tile.view<?xi64> -> tensor<256xi64, #flat>
-  %x = tile.load %w[%c0] : !tile.view<?xi32> -> tensor<256xi32, #flat>
+  %k = tile.load %v[%c0] : tensor<256xi64, #flat>
+  %x = tile.load %w[%c0] : tensor<256xi32, #flat>
   %sk, %sx = tile.sort %k, %x along 0 descending
       : tensor<256xi64, #flat>, tensor<256xi32, #flat>
-  tile.store %sk, %v[%c0] : tensor<256xi64, #flat>, !tile.view<?xi64>
-  tile.store %sx, %w[%c0] : tensor<256xi32, #flat>, !tile.view<?xi32>
+  tile.store %sk, %v[%c0] : tensor<256xi64, #flat>
+  tile.store %sx, %w[%c0] : tensor<256xi32, #flat>
   return
 }
 
@@ -33,11 +33,11 @@ func.func @sort_2048(%p: !tile.ptr<i32>, %q: !tile.ptr<f32>)
   %n = arith.constant 2048 : i32
   %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
   %w = tile.make_view %q[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
-  %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<2048xi32>
-  %x = tile.load %w[%c0] : !tile.view<?xf32> -> tensor<2048xf32>
+  %k = tile.load %v[%c0] : tensor<2048xi32>
+  %x = tile.load %w[%c0] : tensor<2048xf32>
   %sk, %sx = tile.sort %k, %x along 0 : tensor<2048xi32>, tensor<2048xf32>
-  tile.store %sk, %v[%c0] : tensor<2048xi32>, !tile.view<?xi32>
-  tile.store %sx, %w[%c0] : tensor<2048xf32>, !tile.view<?xf32>
+  tile.store %sk, %v[%c0] : tensor<2048xi32>
+  tile.store %sx, %w[%c0] : tensor<2048xf32>
   return
 }
 
@@ -53,12 +53,12 @@ func.func @sort_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>)
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %w = tile.make_view %q[%c4, %c256] strides[%c256, %c1]
       : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<4x256xf32, #rows>
-  %x = tile.load %w[%c0, %c0] : !tile.view<?x?xi32> -> tensor<4x256xi32, #rows>
+  %k = tile.load %v[%c0, %c0] : tensor<4x256xf32, #rows>
+  %x = tile.load %w[%c0, %c0] : tensor<4x256xi32, #rows>
   %sk, %sx = tile.sort %k, %x along 1 descending
       : tensor<4x256xf32, #rows>, tensor<4x256xi32, #rows>
-  tile.store %sk, %v[%c0, %c0] : tensor<4x256xf32, #rows>, !tile.view<?x?xf32>
-  tile.store %sx, %w[%c0, %c0] : tensor<4x256xi32, #rows>, !tile.view<?x?xi32>
+  tile.store %sk, %v[%c0, %c0] : tensor<4x256xf32, #rows>
+  tile.store %sx, %w[%c0, %c0] : tensor<4x256xi32, #rows>
   return
 }
 
@@ -70,12 +70,12 @@ func.func @sort_small(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>)
   %n = arith.constant 16 : i32
   %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
   %w = tile.make_view %q[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
-  %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<16xi32, #lanes>
-  %x = tile.load %w[%c0] : !tile.view<?xi32> -> tensor<16xi32, #lanes>
+  %k = tile.load %v[%c0] : tensor<16xi32, #lanes>
+  %x = tile.load %w[%c0] : tensor<16xi32, #lanes>
   %sk, %sx = tile.sort %k, %x along 0 descending
       : tensor<16xi32, #lanes>, tensor<16xi32, #lanes>
-  tile.store %sk, %v[%c0] : tensor<16xi32, #lanes>, !tile.view<?xi32>
-  tile.store %sx, %w[%c0] : tensor<16xi32, #lanes>, !tile.view<?xi32>
+  tile.store %sk, %v[%c0] : tensor<16xi32, #lanes>
+  tile.store %sx, %w[%c0] : tensor<16xi32, #lanes>
   return
 }
 
@@ -88,12 +88,12 @@ func.func @sort_512(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>)
   %n = arith.constant 512 : i32
   %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
   %w = tile.make_view %q[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
-  %k = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<512xi32, #flat>
-  %x = tile.load %w[%c0] : !tile.view<?xi32> -> tensor<512xi32, #flat>
+  %k = tile.load %v[%c0] : tensor<512xi32, #flat>
+  %x = tile.load %w[%c0] : tensor<512xi32, #flat>
   %sk, %sx = tile.sort %k, %x along 0 descending
       : tensor<512xi32, #flat>, tensor<512xi32, #flat>
-  tile.store %sk, %v[%c0] : tensor<512xi32, #flat>, !tile.view<?xi32>
-  tile.store %sx, %w[%c0] : tensor<512xi32, #flat>, !tile.view<?xi32>
+  tile.store %sk, %v[%c0] : tensor<512xi32, #flat>
+  tile.store %sx, %w[%c0] : tensor<512xi32, #flat>
   return
 }
 
@@ -109,11 +109,11 @@ func.func @merge_runs(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
       : !tile.ptr<i64> -> !tile.view<?x?xi64>
   %w = tile.make_view %q[%c2, %c128] strides[%c128, %c1]
       : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xi64> -> tensor<2x128xi64, #pairs>
-  %x = tile.load %w[%c0, %c0] : !tile.view<?x?xi32> -> tensor<2x128xi32, #pairs>
+  %k = tile.load %v[%c0, %c0] : tensor<2x128xi64, #pairs>
+  %x = tile.load %w[%c0, %c0] : tensor<2x128xi32, #pairs>
   %sk, %sx = tile.sort %k, %x along 1 descending runs 32
       : tensor<2x128xi64, #pairs>, tensor<2x128xi32, #pairs>
-  tile.store %sk, %v[%c0, %c0] : tensor<2x128xi64, #pairs>, !tile.view<?x?xi64>
-  tile.store %sx, %w[%c0, %c0] : tensor<2x128xi32, #pairs>, !tile.view<?x?xi32>
+  tile.store %sk, %v[%c0, %c0] : tensor<2x128xi64, #pairs>
+  tile.store %sx, %w[%c0, %c0] : tensor<2x128xi32, #pairs>
   return
 }
