@@ -806,4 +806,25 @@ def Tile_DotWaitOp : Tile_Op<"dot_wait", [
   let assemblyFormat = "$value `pending` $pending attr-dict `:` type($value)";
 }
 
+def Tile_DotCommitOp : Tile_Op<"dot_commit", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on a barrier once the async dots issued so far finish";
+  let description = [{
+    On targets whose async dots complete on mbarriers (tcgen05): mbarrier
+    `index` of `barriers` receives one arrival once every async
+    `tile.dot` this program issued before has finished, reading its
+    operands and writing its accumulator (tcgen05.commit). A
+    `tile.mbarrier_wait` on that barrier then guards the reuse of the
+    stages those dots read, and the reading of their accumulator.
+
+    ```mlir
+    tile.dot_commit %consumed[%stage] : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+  }];
+}
+
 #endif // TILE_OPS_TD

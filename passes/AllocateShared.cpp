@@ -175,6 +175,9 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
   }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto src = cast<RankedTensorType>(convert.getSrc().getType());
+    // Tensor memory is read straight into registers (tcgen05.ld).
+    if (isTensorMemoryLayout(src.getEncoding()))
+      return 0;
     return src.getNumElements() * getScratchElementBytes(src.getElementType());
   }
   return 0;

@@ -1,0 +1,387 @@
+//===- Tcgen05Lowering.cpp - tile.dot on tcgen05 and tensor memory --------===//
+//
+// A dot whose accumulator has a `#tile.mma<version = 5, warps = [4, W],
+// instr = [128, N, k]>` layout (tile-assign-layouts on sm_100a) runs on the
+// fifth-generation tensor cores: `tcgen05.mma` issued by one thread reads
+// both operands from shared memory through matrix descriptors and
+// accumulates in tensor memory (TMEM), not in registers. So:
+//
+//  - The accumulator tile converts to one i1 per thread: whether TMEM holds
+//    a value yet. The zero it starts from is `false` (no instruction); the
+//    first tcgen05.mma of a dot then runs with enable-input-d = that bit,
+//    so D = A·B overwrites whatever TMEM held, and later ones accumulate.
+//  - Kernels with such a dot get, at entry, a TMEM allocation by warp 0
+//    (`tcgen05.alloc` of a power of two >= 32 columns, writing the TMEM
+//    address into the shared word `__tile_tmem_slot`, then
+//    `tcgen05.relinquish_alloc_permit`), published by fences around a CTA
+//    barrier; before each return every thread's TMEM reads are done (a
+//    barrier) and warp 0 `tcgen05.dealloc`s it. All tcgen05 accumulators
+//    of a kernel start at column 0: tile-assign-layouts gives at most one
+//    accumulator chain per kernel version 5.
+//  - tile.dot (async, operands read in place from the stages that
+//    tile-pipeline-loads filled, K-major rows in the 32/64/128-byte swizzle
+//    of their width): thread 0 issues, per K step, one `tcgen05.mma
+//    .cta_group::1.kind::f16` (bf16/f16) or `.kind::f8f6f4` (e4m3/e5m2) on
+//    two shared-memory descriptors (Tcgen05Descriptors.h) whose start
+//    addresses advance 32 bytes along the rows, and the instruction
+//    descriptor of the M x N shape. Completion is not awaited here.
+//  - tile.dot_commit: thread 0 (the issuing thread) `tcgen05.commit`s, so
+//    the mbarrier receives an arrival once those mma have completed; the
+//    pipeline's tile.mbarrier_wait on it guards stage reuse and the final
+//    read of the accumulator.
+//  - tile.convert_layout from the accumulator to getTmemLoadLayout reads
+//    TMEM into registers: `tcgen05.ld.sync.aligned.32x32b.x{32,...}` (warp
+//    w reads lanes 32·(w % 4) .. +31, its column block), then
+//    `tcgen05.wait::ld`; f32 values, or zeros where the bit says TMEM was
+//    never written (a loop of no iterations). The epilogue (scale, cast,
+//    store) then runs on registers as on Hopper.
+//
+// Nothing of this has run on Blackwell hardware: it is checked by ptxas
+// (sm_100a) and FileCheck only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Patterns.h"
+#include "lowering/TensorCore/OperandStaging.h"
+#include "lowering/TensorCore/Tcgen05Descriptors.h"
+
+#include "dialect/TargetInfo.h"
+#include "dialect/TileDialect.h"
+#include "dialect/TileLayouts.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The shared word tcgen05.alloc writes the TMEM address into: a static
+/// shared variable, so that it needs no room in the kernel's dynamic
+/// shared memory plan.
+constexpr StringLiteral kTmemSlotSymbol = "__tile_tmem_slot";
+
+MmaLayoutAttr getTcgen05Layout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isTensorMemoryLayout(tensor.getEncoding()))
+    return {};
+  return cast<MmaLayoutAttr>(tensor.getEncoding());
+}
+
+Value threadId(OpBuilder &b, Location loc) {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+Value isThreadZero(OpBuilder &b, Location loc) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                              threadId(b, loc), i32Const(b, loc, 0));
+}
+
+Value isWarpZero(OpBuilder &b, Location loc) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult,
+                              threadId(b, loc), i32Const(b, loc, 32));
+}
+
+/// Runs `body` in one branch taken where `cond` holds.
+void emitIf(OpBuilder &b, Location loc, Value cond,
+            function_ref<void(OpBuilder &)> body) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder then = OpBuilder::atBlockBegin(ifOp.thenBlock());
+  then.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body(then);
+}
+
+Value getTmemSlot(OpBuilder &b, Location loc) {
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kTmemSlotSymbol);
+}
+
+/// The TMEM address of the kernel's allocation (i32: lane 0, column 0).
+Value loadTmemBase(OpBuilder &b, Location loc) {
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(), getTmemSlot(b, loc));
+}
+
+Value asTmemPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 6), address);
+}
+
+void tcgen05Fence(OpBuilder &b, Location loc, NVVM::Tcgen05FenceKind kind) {
+  NVVM::Tcgen05FenceOp::create(b, loc, kind);
+}
+
+std::optional<tcgen05::OperandType> getOperandType(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return tcgen05::OperandType::E4M3;
+  if (isa<Float8E5M2Type>(element))
+    return tcgen05::OperandType::E5M2;
+  if (element.isBF16())
+    return tcgen05::OperandType::BF16;
+  if (element.isF16())
+    return tcgen05::OperandType::F16;
+  return std::nullopt;
+}
+
+/// A shared-memory descriptor: the constant fields `bits` and the start
+/// address of the rows at `address` (i32 shared address).
+Value makeDescriptor(OpBuilder &b, Location loc, Value address,
+                     uint64_t bits) {
+  Value field = LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, address, i32Const(b, loc, 4)),
+      i32Const(b, loc, 0x3FFF));
+  Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), field);
+  return LLVM::OrOp::create(b, loc, wide, i64Const(b, loc, int64_t(bits)));
+}
+
+struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MmaLayoutAttr mma = getTcgen05Layout(op.getResult().getType());
+    if (!mma)
+      return failure();
+    if (!op.getAsync())
+      return op.emitOpError(
+          "with a tcgen05 accumulator must be async: its operands staged "
+          "in shared memory and its completion committed to mbarriers by "
+          "tile-pipeline-loads");
+    std::optional<DotStaging> s = getDotStaging(op);
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    std::optional<tcgen05::OperandType> type =
+        getOperandType(aType.getElementType());
+    ArrayRef<unsigned> instr = mma.getInstrShape();
+    std::optional<uint32_t> idesc =
+        type ? tcgen05::getInstrDescriptor(*type, *type, instr[0], instr[1])
+             : std::nullopt;
+    std::optional<uint64_t> descBits =
+        tcgen05::getSmemDescriptorBits(s->rowBytes, s->swizzleBytes);
+    if (!idesc || !descBits || s->m != instr[0] || s->n != instr[1] ||
+        instr[2] != tcgen05::getInstrK(*type) || s->k % instr[2] != 0)
+      return op.emitOpError("does not fit tcgen05.mma m")
+             << instr[0] << "n" << instr[1] << "k" << instr[2]
+             << " (needs M = 128, N a multiple of 16 up to 256, K rows of "
+                "32-128 bytes of bf16, f16 or fp8)";
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    FailureOr<OperandRows> aRows =
+        getOperandRows(rewriter, loc, op, op.getA(), 0, *s, 0, 0);
+    FailureOr<OperandRows> bRows =
+        getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0);
+    if (failed(aRows) || failed(bRows))
+      return failure();
+    if (!aRows->inPlace || !bRows->inPlace)
+      return op.emitOpError("tcgen05 operands must be read from the shared "
+                            "buffer stages tile-pipeline-loads fills");
+
+    Value aBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), aRows->base);
+    Value bBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), bRows->base);
+    Value accumulate = adaptor.getAcc().front();
+    auto kind = tcgen05::getMmaKind(*type) == tcgen05::MmaKind::F8F6F4
+                    ? NVVM::Tcgen05MMAKind::F8F6F4
+                    : NVVM::Tcgen05MMAKind::F16;
+    // One thread issues the whole dot; the tensor cores run it
+    // asynchronously, ordered after the waits that made the stages full.
+    emitIf(b, loc, isThreadZero(b, loc), [&](OpBuilder &t) {
+      tcgen05Fence(t, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      Value tmem = asTmemPointer(t, loc, loadTmemBase(t, loc));
+      Value idescValue = i32Const(t, loc, int64_t(*idesc));
+      Value enable = accumulate;
+      for (int64_t ks = 0; ks < s->k / instr[2]; ++ks) {
+        Value step = i32Const(t, loc, 32 * ks);
+        Value descA = makeDescriptor(
+            t, loc, LLVM::AddOp::create(t, loc, aBase, step), *descBits);
+        Value descB = makeDescriptor(
+            t, loc, LLVM::AddOp::create(t, loc, bBase, step), *descBits);
+        NVVM::Tcgen05MMAOp::create(
+            t, loc, NVVM::Tcgen05MMAKindAttr::get(t.getContext(), kind),
+            NVVM::CTAGroupKindAttr::get(t.getContext(),
+                                        NVVM::CTAGroupKind::CTA_1),
+            NVVM::Tcgen05MMACollectorOpAttr::get(
+                t.getContext(), NVVM::Tcgen05MMACollectorOp::DISCARD),
+            /*aShift=*/nullptr, tmem, descA, descB, idescValue, enable,
+            /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+        enable = LLVM::ConstantOp::create(t, loc, t.getI1Type(),
+                                          t.getBoolAttr(true));
+      }
+    });
+    SmallVector<Value> written = {
+        LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true))};
+    rewriter.replaceOpWithMultiple(op, {written});
+    return success();
+  }
+};
+
+struct DotCommitLowering : public OpConversionPattern<DotCommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DotCommitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value barrier = sharedByte(
+        b, loc, adaptor.getBarriers(),
+        LLVM::MulOp::create(b, loc, adaptor.getIndex(), i32Const(b, loc, 8))
+            .getResult());
+    // tcgen05.commit tracks the async tcgen05 work of the executing thread:
+    // thread 0, which issued the dots, and only it, so that each commit is
+    // one arrival.
+    emitIf(b, loc, isThreadZero(b, loc), [&](OpBuilder &t) {
+      NVVM::Tcgen05CommitOp::create(t, loc, barrier, /*multicastMask=*/Value(),
+                                    NVVM::CTAGroupKind::CTA_1);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The accumulator's zero start: TMEM not written yet.
+struct TmemZeroLowering : public OpConversionPattern<arith::ConstantOp> {
+  TmemZeroLowering(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!getTcgen05Layout(op.getType()))
+      return failure();
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    auto zero = dense ? dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>())
+                      : FloatAttr();
+    if (!zero || !zero.getValue().isZero())
+      return op.emitOpError("a tcgen05 accumulator can only start at zero");
+    SmallVector<Value> empty = {LLVM::ConstantOp::create(
+        rewriter, op.getLoc(), rewriter.getI1Type(),
+        rewriter.getBoolAttr(false))};
+    rewriter.replaceOpWithMultiple(op, {empty});
+    return success();
+  }
+};
+
+/// Tensor memory to registers: the accumulator in getTmemLoadLayout.
+struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
+  TmemLoadLowering(TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MmaLayoutAttr mma = getTcgen05Layout(op.getSrc().getType());
+    if (!mma)
+      return failure();
+    auto result = cast<RankedTensorType>(op.getResult().getType());
+    BlockedLayoutAttr layout = getTmemLoadLayout(mma);
+    if (!layout || result.getEncoding() != layout ||
+        !result.getElementType().isF32())
+      return op.emitOpError("reads a tcgen05 accumulator only into ")
+             << layout << " (tcgen05.ld 32x32b), f32";
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    int64_t columns = layout.getSizePerThread()[1];
+    int64_t chunk = std::min<int64_t>(columns, 32);
+    // The waits before (an mbarrier the dots committed to) are the thread
+    // synchronization this fence orders the loads after.
+    tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value warp = LLVM::LShrOp::create(b, loc, threadId(b, loc),
+                                      i32Const(b, loc, 5));
+    Value quarter = LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, 3));
+    Value block = LLVM::LShrOp::create(b, loc, warp, i32Const(b, loc, 2));
+    // Lane 32·quarter in bits 16-31, column block·columns in bits 0-15.
+    Value address = LLVM::AddOp::create(
+        b, loc, loadTmemBase(b, loc),
+        LLVM::AddOp::create(
+            b, loc,
+            LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 5 + 16)),
+            LLVM::MulOp::create(b, loc, block, i32Const(b, loc, columns))));
+    SmallVector<Value> words;
+    Type i32 = b.getI32Type();
+    auto vectorType = VectorType::get({chunk}, i32);
+    for (int64_t c = 0; c < columns; c += chunk) {
+      Value at = asTmemPointer(
+          b, loc, LLVM::AddOp::create(b, loc, address, i32Const(b, loc, c)));
+      Value loaded = NVVM::Tcgen05LdOp::create(
+          b, loc, vectorType, /*pack=*/nullptr,
+          NVVM::Tcgen05LdStShapeAttr::get(b.getContext(),
+                                          NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+          at, /*offset=*/Value());
+      for (int64_t i = 0; i < chunk; ++i)
+        words.push_back(LLVM::ExtractElementOp::create(
+            b, loc, loaded, i32Const(b, loc, i)));
+    }
+    NVVM::Tcgen05WaitOp::create(b, loc, NVVM::Tcgen05WaitKind::LOAD);
+    Value written = adaptor.getSrc().front();
+    Value zero =
+        LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
+    SmallVector<Value> values;
+    for (Value word : words)
+      values.push_back(LLVM::SelectOp::create(
+          b, loc, written,
+          LLVM::BitcastOp::create(b, loc, b.getF32Type(), word), zero));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
+  bool declared = static_cast<bool>(module.lookupSymbol(kTmemSlotSymbol));
+  WalkResult result = module.walk([&](func::FuncOp func) {
+    unsigned width = 0;
+    func.walk([&](DotOp dot) {
+      if (MmaLayoutAttr mma = getTcgen05Layout(dot.getResult().getType()))
+        width = std::max(width, mma.getInstrShape()[1]);
+    });
+    if (!width || func.getBody().empty())
+      return WalkResult::advance();
+    std::optional<unsigned> columns = tcgen05::getTmemColumns(width);
+    if (!columns) {
+      func.emitError() << "a tcgen05 accumulator of " << width
+                       << " columns does not fit tensor memory (512)";
+      return WalkResult::interrupt();
+    }
+    Location loc = func.getLoc();
+    if (!declared) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
+                             LLVM::Linkage::Internal, kTmemSlotSymbol,
+                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+      declared = true;
+    }
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Value count = i32Const(b, loc, *columns);
+    // Warp 0 allocates (tcgen05.alloc is warp-wide) and gives up the right
+    // to allocate again, so that other CTAs on the SM are not kept waiting.
+    emitIf(b, loc, isWarpZero(b, loc), [&](OpBuilder &t) {
+      NVVM::Tcgen05AllocOp::create(t, loc, getTmemSlot(t, loc), count,
+                                   NVVM::CTAGroupKind::CTA_1);
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(t, loc,
+                                                   NVVM::CTAGroupKind::CTA_1);
+    });
+    tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    ctaBarrier(b, loc);
+    tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    func.walk([&](func::ReturnOp ret) {
+      OpBuilder r(ret);
+      Location at = ret.getLoc();
+      // Every warp's tcgen05.ld is complete (tcgen05.wait::ld) before the
+      // barrier; then warp 0 releases the columns.
+      tcgen05Fence(r, at, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+      ctaBarrier(r, at);
+      emitIf(r, at, isWarpZero(r, at), [&](OpBuilder &t) {
+        tcgen05Fence(t, at, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        NVVM::Tcgen05DeallocOp::create(
+            t, at, asTmemPointer(t, at, loadTmemBase(t, at)),
+            i32Const(t, at, *columns), NVVM::CTAGroupKind::CTA_1);
+      });
+    });
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+void mlir::tile::populateTcgen05Patterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<DotTcgen05Lowering, DotCommitLowering, TmemZeroLowering,
+               TmemLoadLowering>(converter, patterns.getContext());
+}
