@@ -308,7 +308,11 @@ void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots, Value consumed,
   if (consumed) {
     for (DotOp dot : dots)
       dot.setAsync(true);
-    OpBuilder b(loop.getBody()->getTerminator());
+    DotOp last = *llvm::max_element(dots, [](DotOp a, DotOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
     DotCommitOp::create(b, loop.getLoc(), consumed, read);
     return;
   }
@@ -505,6 +509,11 @@ Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
 ///             stage (i + L) % S, read stage i % S; an async dot is
 ///             followed by a wait for the previous iteration's
 ///   after the loop: wait for every copy group and every dot.
+///
+/// With tcgen05 dots (L = S - 1), iteration i instead ends with its dots,
+/// their tile.dot_commit onto consumed barrier i % S, a wait for the
+/// commit of iteration i - 1 and then the copy into the stage that
+/// iteration read; after the loop, a wait for the last commit.
 void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -528,11 +537,15 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
                             i32Constant(b, loc, ring.lead)),
       stages);
   AsyncWaitOp::create(b, loc, ring.lead - 1);
-  // tcgen05: stage (i + L) % S was last read by the dot of iteration i - 1.
-  if (ring.consumed)
+  // tcgen05: the refill comes after this iteration's dots are issued, so
+  // that the tensor cores have them queued while it waits for the dot of
+  // iteration i - 1, the last to read stage (i + L) % S.
+  if (ring.consumed) {
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     waitForDots(b, loc, ring,
                 arith::AddIOp::create(b, loc, iteration,
                                       i32Constant(b, loc, ring.lead)));
+  }
   Value ahead = advance(b, loc, iv, loop.getStep(), ring.lead);
   for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
     AsyncCopyOp::create(b, loc, staged.load.getView(),
@@ -560,6 +573,9 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
 ///             copy iteration i + L into stage (i + L) % S
 ///   after the loop: wait for the L copies still in flight, so that no
 ///             copy lands after the program has moved on.
+///
+/// With tcgen05 dots the copies move after the dots, behind a wait on the
+/// consumed barriers, as in emitCpAsyncRing.
 void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
                  ArrayRef<Value> maps, Value barriers) {
   Location loc = loop.getLoc();
@@ -587,11 +603,14 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
       b, loc, arith::DivUIOp::create(b, loc, iteration, stages), one);
   MBarrierWaitOp::create(b, loc, barriers, read, phase);
   BarrierOp::create(b, loc);
-  // tcgen05: stage (i + L) % S was last read by the dot of iteration i - 1.
-  if (ring.consumed)
+  // tcgen05: the refill comes after this iteration's dots are issued (see
+  // emitCpAsyncRing).
+  if (ring.consumed) {
+    b.setInsertionPoint(loop.getBody()->getTerminator());
     waitForDots(b, loc, ring,
                 arith::AddIOp::create(b, loc, iteration,
                                       i32Constant(b, loc, ring.lead)));
+  }
   Value write = arith::RemUIOp::create(
       b, loc,
       arith::AddIOp::create(b, loc, iteration,
