@@ -32,7 +32,7 @@
 //  - tile.convert_layout from the accumulator to getTmemLoadLayout reads
 //    TMEM into registers: `tcgen05.ld.sync.aligned.32x32b.x{32,...}` (warp
 //    w reads lanes 32·(w % 4) .. +31, its column block), then
-//    `tcgen05.wait::ld`; f32 values, or zeros where the bit says TMEM was
+//    `tcgen05.wait::ld` (inline PTX, see loadAndWait); f32 values, or zeros where the bit says TMEM was
 //    never written (a loop of no iterations). The epilogue (scale, cast,
 //    store) then runs on registers as on Hopper.
 //
@@ -259,6 +259,43 @@ struct TmemZeroLowering : public OpConversionPattern<arith::ConstantOp> {
   }
 };
 
+/// `tcgen05.ld.sync.aligned.32x32b.x<count>.b32` of the TMEM address `at`
+/// (i32), then `tcgen05.wait::ld`, as one inline-PTX statement. Inline PTX
+/// rather than nvvm.tcgen05.ld + nvvm.tcgen05.wait: the typed load's result
+/// is an ordinary SSA value, so LLVM may read its registers (packing moves)
+/// before the wait, which the ISA forbids; here the registers are defined
+/// only once the wait has completed.
+SmallVector<Value> loadAndWait(OpBuilder &b, Location loc, Value at,
+                               int64_t count) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "tcgen05.ld.sync.aligned.32x32b.x" << count << ".b32 {";
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    os << (i ? ", " : "") << "$" << i;
+    constraints += "=r,";
+  }
+  os << "}, [$" << count << "];\n\ttcgen05.wait::ld.sync.aligned;";
+  constraints += "r";
+  Type i32 = b.getI32Type();
+  Type result = count == 1 ? i32
+                           : LLVM::LLVMStructType::getLiteral(
+                                 b.getContext(), SmallVector<Type>(count, i32));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result, ValueRange{at}, b.getStringAttr(text),
+      b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+      /*is_align_stack=*/nullptr, LLVM::TailCallKindAttr(),
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/nullptr);
+  if (count == 1)
+    return {asmOp.getResult(0)};
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < count; ++i)
+    words.push_back(
+        LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return words;
+}
+
 /// Tensor memory to registers: the accumulator in getTmemLoadLayout.
 struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
   TmemLoadLowering(TypeConverter &converter, MLIRContext *context)
@@ -294,21 +331,10 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
             LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 5 + 16)),
             LLVM::MulOp::create(b, loc, block, i32Const(b, loc, columns))));
     SmallVector<Value> words;
-    Type i32 = b.getI32Type();
-    auto vectorType = VectorType::get({chunk}, i32);
     for (int64_t c = 0; c < columns; c += chunk) {
-      Value at = asTmemPointer(
-          b, loc, LLVM::AddOp::create(b, loc, address, i32Const(b, loc, c)));
-      Value loaded = NVVM::Tcgen05LdOp::create(
-          b, loc, vectorType, /*pack=*/nullptr,
-          NVVM::Tcgen05LdStShapeAttr::get(b.getContext(),
-                                          NVVM::Tcgen05LdStShape::SHAPE_32X32B),
-          at, /*offset=*/Value());
-      for (int64_t i = 0; i < chunk; ++i)
-        words.push_back(LLVM::ExtractElementOp::create(
-            b, loc, loaded, i32Const(b, loc, i)));
+      Value at = LLVM::AddOp::create(b, loc, address, i32Const(b, loc, c));
+      llvm::append_range(words, loadAndWait(b, loc, at, chunk));
     }
-    NVVM::Tcgen05WaitOp::create(b, loc, NVVM::Tcgen05WaitKind::LOAD);
     Value written = adaptor.getSrc().front();
     Value zero =
         LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
