@@ -18,13 +18,18 @@
 //    barrier) and warp 0 `tcgen05.dealloc`s it. All tcgen05 accumulators
 //    of a kernel start at column 0: tile-assign-layouts gives at most one
 //    accumulator chain per kernel version 5.
-//  - tile.dot (async, operands read in place from the stages that
-//    tile-pipeline-loads filled, K-major rows in the 32/64/128-byte swizzle
-//    of their width): thread 0 issues, per K step, one `tcgen05.mma
+//  - tile.dot: thread 0 issues, per K step, one `tcgen05.mma
 //    .cta_group::1.kind::f16` (bf16/f16) or `.kind::f8f6f4` (e4m3/e5m2) on
 //    two shared-memory descriptors (Tcgen05Descriptors.h) whose start
 //    addresses advance 32 bytes along the rows, and the instruction
-//    descriptor of the M x N shape. Completion is not awaited here.
+//    descriptor of the M x N shape. The operands are K-major rows in the
+//    32/64/128-byte swizzle of their width: read in place from the stages
+//    tile-pipeline-loads filled or, for a dot it did not pipeline, staged
+//    from registers as for wgmma. An async dot (pipelined) is not awaited
+//    here; a synchronous one is: thread 0 commits to the kernel's dot
+//    mbarrier (`__tile_tcgen05_done`, initialized at entry), arrives on
+//    it and waits for the phase its arrival belongs to, then a CTA
+//    barrier lets every thread go on.
 //  - tile.dot_commit: thread 0 (the issuing thread) `tcgen05.commit`s, so
 //    the mbarrier receives an arrival once those mma have completed; the
 //    pipeline's tile.mbarrier_wait on it guards stage reuse and the final
@@ -61,6 +66,10 @@ namespace {
 /// shared memory plan.
 constexpr StringLiteral kTmemSlotSymbol = "__tile_tmem_slot";
 
+/// The mbarrier a synchronous tcgen05 dot waits on: two arrivals per phase,
+/// thread 0's own and its tcgen05.commit's (see DotTcgen05Lowering).
+constexpr StringLiteral kDotBarrierSymbol = "__tile_tcgen05_done";
+
 MmaLayoutAttr getTcgen05Layout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !isTensorMemoryLayout(tensor.getEncoding()))
@@ -89,6 +98,11 @@ void emitIf(OpBuilder &b, Location loc, Value cond,
   OpBuilder then = OpBuilder::atBlockBegin(ifOp.thenBlock());
   then.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(then);
+}
+
+Value getDotBarrier(OpBuilder &b, Location loc) {
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kDotBarrierSymbol);
 }
 
 Value getTmemSlot(OpBuilder &b, Location loc) {
@@ -142,11 +156,6 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
     MmaLayoutAttr mma = getTcgen05Layout(op.getResult().getType());
     if (!mma)
       return failure();
-    if (!op.getAsync())
-      return op.emitOpError(
-          "with a tcgen05 accumulator must be async: its operands staged "
-          "in shared memory and its completion committed to mbarriers by "
-          "tile-pipeline-loads");
     std::optional<DotStaging> s = getDotStaging(op);
     auto aType = cast<RankedTensorType>(op.getA().getType());
     std::optional<tcgen05::OperandType> type =
@@ -172,9 +181,29 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
         getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0);
     if (failed(aRows) || failed(bRows))
       return failure();
-    if (!aRows->inPlace || !bRows->inPlace)
-      return op.emitOpError("tcgen05 operands must be read from the shared "
-                            "buffer stages tile-pipeline-loads fills");
+    if ((!aRows->inPlace || !bRows->inPlace) && op.getAsync())
+      return op.emitOpError("an async tcgen05 dot must read both operands "
+                            "from the buffer stages tile-pipeline-loads fills");
+    if (!aRows->inPlace || !bRows->inPlace) {
+      // Staged from registers as for wgmma (rows in natural order), after
+      // a barrier that protects scratch an earlier op may still read.
+      auto aType = cast<RankedTensorType>(op.getA().getType());
+      auto bType = cast<RankedTensorType>(op.getB().getType());
+      ctaBarrier(b, loc);
+      if ((!aRows->inPlace &&
+           failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0,
+                               0, *s))) ||
+          (!bRows->inPlace &&
+           failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
+                               s->offsetB, *s))))
+        return failure();
+      // The tensor cores read shared memory through the async proxy.
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      ctaBarrier(b, loc);
+    }
 
     Value aBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), aRows->base);
     Value bBase = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), bRows->base);
@@ -206,7 +235,41 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
         enable = LLVM::ConstantOp::create(t, loc, t.getI1Type(),
                                           t.getBoolAttr(true));
       }
+      if (op.getAsync())
+        return;
+      // A synchronous dot: thread 0 arrives on the dot barrier and commits
+      // to it, and waits for the phase its own arrival returned, which
+      // completes once the mma have (no parity to track across calls).
+      Value barrier = getDotBarrier(t, loc);
+      NVVM::Tcgen05CommitOp::create(t, loc, barrier, /*multicastMask=*/Value(),
+                                    NVVM::CTAGroupKind::CTA_1);
+      Value state =
+          NVVM::MBarrierArriveOp::create(t, loc, t.getI64Type(), barrier,
+                                         /*count=*/Value())
+              .getResult(0);
+      auto wait = scf::WhileOp::create(t, loc, TypeRange{}, ValueRange{});
+      Block *before = t.createBlock(&wait.getBefore());
+      OpBuilder w = OpBuilder::atBlockBegin(before);
+      Value done = NVVM::MBarrierTryWaitOp::create(w, loc, w.getI1Type(),
+                                                   barrier, state,
+                                                   /*ticks=*/Value())
+                       .getResult();
+      Value pending = LLVM::XOrOp::create(
+          w, loc, done,
+          LLVM::ConstantOp::create(w, loc, w.getI1Type(), w.getBoolAttr(true)));
+      scf::ConditionOp::create(w, loc, pending, ValueRange{});
+      Block *after = t.createBlock(&wait.getAfter());
+      OpBuilder a = OpBuilder::atBlockBegin(after);
+      scf::YieldOp::create(a, loc);
+      t.setInsertionPointAfter(wait);
+      tcgen05Fence(t, loc, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     });
+    // Every thread goes on once the accumulator is written and the staged
+    // operands are read.
+    if (!op.getAsync()) {
+      ctaBarrier(b, loc);
+      tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    }
     SmallVector<Value> written = {
         LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true))};
     rewriter.replaceOpWithMultiple(op, {written});
@@ -354,9 +417,12 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
   bool declared = static_cast<bool>(module.lookupSymbol(kTmemSlotSymbol));
   WalkResult result = module.walk([&](func::FuncOp func) {
     unsigned width = 0;
+    bool synchronous = false;
     func.walk([&](DotOp dot) {
-      if (MmaLayoutAttr mma = getTcgen05Layout(dot.getResult().getType()))
+      if (MmaLayoutAttr mma = getTcgen05Layout(dot.getResult().getType())) {
         width = std::max(width, mma.getInstrShape()[1]);
+        synchronous |= !dot.getAsync();
+      }
     });
     if (!width || func.getBody().empty())
       return WalkResult::advance();
@@ -374,6 +440,12 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
                              Attribute(), /*alignment=*/16, /*addrSpace=*/3);
       declared = true;
     }
+    if (synchronous && !module.lookupSymbol(kDotBarrierSymbol)) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      LLVM::GlobalOp::create(b, loc, b.getI64Type(), /*isConstant=*/false,
+                             LLVM::Linkage::Internal, kDotBarrierSymbol,
+                             Attribute(), /*alignment=*/8, /*addrSpace=*/3);
+    }
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     Value count = i32Const(b, loc, *columns);
     // Warp 0 allocates (tcgen05.alloc is warp-wide) and gives up the right
@@ -384,6 +456,12 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
       NVVM::Tcgen05RelinquishAllocPermitOp::create(t, loc,
                                                    NVVM::CTAGroupKind::CTA_1);
     });
+    if (synchronous) {
+      NVVM::MBarrierInitOp::create(b, loc, getDotBarrier(b, loc),
+                                   i32Const(b, loc, 2), isThreadZero(b, loc));
+      // Published to the tensor cores' arrivals as the TMA rings' are.
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
     tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
     ctaBarrier(b, loc);
     tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);

@@ -1,6 +1,9 @@
 // RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_100a -canonicalize -tile-pipeline-loads=target=sm_100a -canonicalize -cse -tile-allocate-shared -convert-tile-to-llvm=target=sm_100a | FileCheck %s
 // RUN: emit-ptx %s --target=sm_100a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_100a %t.ptx -o %t.o %}
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_100a -canonicalize -tile-pipeline-loads=num-stages=1 -tile-allocate-shared -convert-tile-to-llvm=target=sm_100a | FileCheck %s --check-prefix=SYNC
+// RUN: emit-ptx %s --target=sm_100a --num-stages=1 -o %t.sync.ptx && FileCheck %s --check-prefix=SYNC-PTX < %t.sync.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_100a %t.sync.ptx -o %t.sync.o %}
 
 // tile.dot on tcgen05 (lowering/TensorCore/Tcgen05Lowering.cpp), after
 // tile-pipeline-loads made it async and staged its operands:
@@ -57,6 +60,39 @@
 // PTX-NEXT: tcgen05.wait::ld.sync.aligned;
 // PTX: st.global.v4.b32
 // PTX: tcgen05.dealloc.cta_group::1.sync.aligned.b32
+// Unpipelined (num-stages=1), the dot is synchronous with its operands in
+// registers: they are staged into scratch as for wgmma (16-byte stores,
+// a proxy fence and a barrier), thread 0 issues the mma, commits to the
+// kernel's dot barrier @__tile_tcgen05_done (initialized at entry for two
+// arrivals), arrives on it itself and waits for the phase of its own
+// arrival; a barrier then lets every thread go on.
+// SYNC: llvm.mlir.global internal @__tile_tcgen05_done() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+// SYNC-LABEL: llvm.func @gemm_bf16
+// SYNC: nvvm.tcgen05.alloc
+// SYNC: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// SYNC: %[[BAR:.*]] = llvm.mlir.addressof @__tile_tcgen05_done : !llvm.ptr<3>
+// SYNC-NEXT: nvvm.mbarrier.init %[[BAR]], %[[TWO]], predicate = {{.*}} : !llvm.ptr<3>, i32, i1
+// SYNC-NEXT: nvvm.fence.mbarrier.init
+// SYNC: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<3>
+// SYNC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// SYNC-NEXT: nvvm.barrier0
+// SYNC-COUNT-4: nvvm.tcgen05.mma
+// SYNC: %[[DONE:.*]] = llvm.mlir.addressof @__tile_tcgen05_done : !llvm.ptr<3>
+// SYNC-NEXT: nvvm.tcgen05.commit %[[DONE]] : !llvm.ptr<3>
+// SYNC-NEXT: %[[STATE:.*]] = nvvm.mbarrier.arrive %[[DONE]] : !llvm.ptr<3> -> i64
+// SYNC-NEXT: scf.while
+// SYNC-NEXT: nvvm.mbarrier.try_wait %[[DONE]], %[[STATE]] : !llvm.ptr<3>, i64 -> i1
+// SYNC: nvvm.tcgen05.fence <before>
+// SYNC: nvvm.barrier0
+// SYNC-NEXT: nvvm.tcgen05.fence <after>
+// SYNC: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// SYNC: nvvm.tcgen05.dealloc
+// SYNC-PTX-LABEL: .entry gemm_bf16
+// SYNC-PTX: mbarrier.init.shared.b64 [{{%r[0-9]+}}], 2;
+// SYNC-PTX: tcgen05.mma.cta_group::1.kind::f16
+// SYNC-PTX: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [__tile_tcgen05_done];
+// SYNC-PTX-NEXT: mbarrier.arrive.shared.b64 {{%rd[0-9]+}}, [__tile_tcgen05_done];
+// SYNC-PTX: mbarrier.try_wait.shared.b64 {{%p[0-9]+}}, [__tile_tcgen05_done], {{%rd[0-9]+}};
 func.func @gemm_bf16(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %y: !tile.ptr<f32>,
                      %M: i32, %N: i32, %K: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
