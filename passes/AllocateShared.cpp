@@ -183,6 +183,16 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
   return 0;
 }
 
+bool mlir::tile::hasTcgen05Dot(Operation *func) {
+  WalkResult result = func->walk([](DotOp dot) {
+    return isTensorMemoryLayout(
+               cast<RankedTensorType>(dot.getResult().getType()).getEncoding())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 namespace {
 /// The most dynamic shared memory one CTA may use on `target` (the
 /// opt-in limit), or 0 when the target is not known.
@@ -217,6 +227,8 @@ struct AllocateSharedPass
         alloc.setOffsetAttr(Builder(alloc).getI64IntegerAttr(bytes));
         bytes += getSharedBufferBytes(type);
       });
+      if (hasTcgen05Dot(func))
+        bytes = llvm::alignTo(bytes, 16) + kTcgen05WordsBytes;
       func->setAttr(TileDialect::kSharedBytesAttrName,
                     Builder(func).getI64IntegerAttr(bytes));
       if (limit && bytes > limit) {

@@ -12,7 +12,8 @@
 //    so D = A·B overwrites whatever TMEM held, and later ones accumulate.
 //  - Kernels with such a dot get, at entry, a TMEM allocation by warp 0
 //    (`tcgen05.alloc` of a power of two >= 32 columns, writing the TMEM
-//    address into the shared word `__tile_tmem_slot`, then
+//    address into the first of the kernel's tcgen05 words, the last 16
+//    bytes of its dynamic shared memory (kTcgen05WordsBytes), then
 //    `tcgen05.relinquish_alloc_permit`), published by fences around a CTA
 //    barrier; before each return every thread's TMEM reads are done (a
 //    barrier) and warp 0 `tcgen05.dealloc`s it. All tcgen05 accumulators
@@ -27,7 +28,7 @@
 //    tile-pipeline-loads filled or, for a dot it did not pipeline, staged
 //    from registers as for wgmma. An async dot (pipelined) is not awaited
 //    here; a synchronous one is: thread 0 commits to the kernel's dot
-//    mbarrier (`__tile_tcgen05_done`, initialized at entry), arrives on
+//    mbarrier (the second tcgen05 word, initialized at entry), arrives on
 //    it and waits for the phase its arrival belongs to, then a CTA
 //    barrier lets every thread go on.
 //  - tile.dot_commit: thread 0 (the issuing thread) `tcgen05.commit`s, so
@@ -61,14 +62,30 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The shared word tcgen05.alloc writes the TMEM address into: a static
-/// shared variable, so that it needs no room in the kernel's dynamic
-/// shared memory plan.
-constexpr StringLiteral kTmemSlotSymbol = "__tile_tmem_slot";
+/// The kernel's dynamic shared-memory size, which ends with its tcgen05
+/// words (kTcgen05WordsBytes, placed by tile-allocate-shared): from the
+/// func.func before it is lowered, or from the metadata of the llvm.func
+/// after.
+std::optional<int64_t> getSharedBytes(Operation *op) {
+  IntegerAttr bytes;
+  if (auto func = dyn_cast<func::FuncOp>(op))
+    bytes = func->getAttrOfType<IntegerAttr>(TileDialect::kSharedBytesAttrName);
+  else if (auto func = op->getParentOfType<func::FuncOp>())
+    bytes = func->getAttrOfType<IntegerAttr>(TileDialect::kSharedBytesAttrName);
+  else if (auto func = op->getParentOfType<LLVM::LLVMFuncOp>())
+    if (auto metadata =
+            func->getAttrOfType<DictionaryAttr>(TileDialect::kMetadataAttrName))
+      bytes = metadata.getAs<IntegerAttr>("shared_bytes");
+  if (!bytes || bytes.getInt() < kTcgen05WordsBytes)
+    return std::nullopt;
+  return bytes.getInt();
+}
 
-/// The mbarrier a synchronous tcgen05 dot waits on: two arrivals per phase,
-/// thread 0's own and its tcgen05.commit's (see DotTcgen05Lowering).
-constexpr StringLiteral kDotBarrierSymbol = "__tile_tcgen05_done";
+/// The shared address (ptr<3>) `offset` bytes before the end of the
+/// kernel's dynamic shared memory `bytes`.
+Value sharedWord(OpBuilder &b, Location loc, int64_t bytes, int64_t offset) {
+  return scratchByte(b, loc, bytes - offset, i32Const(b, loc, 0));
+}
 
 MmaLayoutAttr getTcgen05Layout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -100,19 +117,21 @@ void emitIf(OpBuilder &b, Location loc, Value cond,
   body(then);
 }
 
-Value getDotBarrier(OpBuilder &b, Location loc) {
-  return LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kDotBarrierSymbol);
+/// The mbarrier a synchronous tcgen05 dot waits on: two arrivals per phase,
+/// thread 0's own and its tcgen05.commit's (see DotTcgen05Lowering).
+Value getDotBarrier(OpBuilder &b, Location loc, int64_t bytes) {
+  return sharedWord(b, loc, bytes, 8);
 }
 
-Value getTmemSlot(OpBuilder &b, Location loc) {
-  return LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), kTmemSlotSymbol);
+/// The shared word tcgen05.alloc writes the TMEM address into.
+Value getTmemSlot(OpBuilder &b, Location loc, int64_t bytes) {
+  return sharedWord(b, loc, bytes, 16);
 }
 
 /// The TMEM address of the kernel's allocation (i32: lane 0, column 0).
-Value loadTmemBase(OpBuilder &b, Location loc) {
-  return LLVM::LoadOp::create(b, loc, b.getI32Type(), getTmemSlot(b, loc));
+Value loadTmemBase(OpBuilder &b, Location loc, int64_t bytes) {
+  return LLVM::LoadOp::create(b, loc, b.getI32Type(),
+                              getTmemSlot(b, loc, bytes));
 }
 
 Value asTmemPointer(OpBuilder &b, Location loc, Value address) {
@@ -173,6 +192,10 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
              << " (needs M = 128, N a multiple of 16 up to 256, K rows of "
                 "32-128 bytes of bf16, f16 or fp8)";
 
+    std::optional<int64_t> bytes = getSharedBytes(op);
+    if (!bytes)
+      return op.emitOpError("needs the kernel's tcgen05 words in shared "
+                            "memory; run tile-allocate-shared first");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     FailureOr<OperandRows> aRows =
@@ -215,7 +238,7 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
     // asynchronously, ordered after the waits that made the stages full.
     emitIf(b, loc, isThreadZero(b, loc), [&](OpBuilder &t) {
       tcgen05Fence(t, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-      Value tmem = asTmemPointer(t, loc, loadTmemBase(t, loc));
+      Value tmem = asTmemPointer(t, loc, loadTmemBase(t, loc, *bytes));
       Value idescValue = i32Const(t, loc, int64_t(*idesc));
       Value enable = accumulate;
       for (int64_t ks = 0; ks < s->k / instr[2]; ++ks) {
@@ -240,7 +263,7 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
       // A synchronous dot: thread 0 arrives on the dot barrier and commits
       // to it, and waits for the phase its own arrival returned, which
       // completes once the mma have (no parity to track across calls).
-      Value barrier = getDotBarrier(t, loc);
+      Value barrier = getDotBarrier(t, loc, *bytes);
       NVVM::Tcgen05CommitOp::create(t, loc, barrier, /*multicastMask=*/Value(),
                                     NVVM::CTAGroupKind::CTA_1);
       Value state =
@@ -375,6 +398,10 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
         !result.getElementType().isF32())
       return op.emitOpError("reads a tcgen05 accumulator only into ")
              << layout << " (tcgen05.ld 32x32b), f32";
+    std::optional<int64_t> bytes = getSharedBytes(op);
+    if (!bytes)
+      return op.emitOpError("needs the kernel's tcgen05 words in shared "
+                            "memory; run tile-allocate-shared first");
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     int64_t columns = layout.getSizePerThread()[1];
@@ -388,7 +415,7 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
     Value block = LLVM::LShrOp::create(b, loc, warp, i32Const(b, loc, 2));
     // Lane 32·quarter in bits 16-31, column block·columns in bits 0-15.
     Value address = LLVM::AddOp::create(
-        b, loc, loadTmemBase(b, loc),
+        b, loc, loadTmemBase(b, loc, *bytes),
         LLVM::AddOp::create(
             b, loc,
             LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 5 + 16)),
@@ -414,7 +441,6 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
 } // namespace
 
 LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
-  bool declared = static_cast<bool>(module.lookupSymbol(kTmemSlotSymbol));
   WalkResult result = module.walk([&](func::FuncOp func) {
     unsigned width = 0;
     bool synchronous = false;
@@ -432,32 +458,26 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
                        << " columns does not fit tensor memory (512)";
       return WalkResult::interrupt();
     }
+    std::optional<int64_t> bytes = getSharedBytes(func);
+    if (!bytes) {
+      func.emitError() << "kernel '" << func.getSymName()
+                       << "' has tcgen05 dots but no room for their shared "
+                          "words; run tile-allocate-shared first";
+      return WalkResult::interrupt();
+    }
     Location loc = func.getLoc();
-    if (!declared) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/false,
-                             LLVM::Linkage::Internal, kTmemSlotSymbol,
-                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-      declared = true;
-    }
-    if (synchronous && !module.lookupSymbol(kDotBarrierSymbol)) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      LLVM::GlobalOp::create(b, loc, b.getI64Type(), /*isConstant=*/false,
-                             LLVM::Linkage::Internal, kDotBarrierSymbol,
-                             Attribute(), /*alignment=*/8, /*addrSpace=*/3);
-    }
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     Value count = i32Const(b, loc, *columns);
     // Warp 0 allocates (tcgen05.alloc is warp-wide) and gives up the right
     // to allocate again, so that other CTAs on the SM are not kept waiting.
     emitIf(b, loc, isWarpZero(b, loc), [&](OpBuilder &t) {
-      NVVM::Tcgen05AllocOp::create(t, loc, getTmemSlot(t, loc), count,
+      NVVM::Tcgen05AllocOp::create(t, loc, getTmemSlot(t, loc, *bytes), count,
                                    NVVM::CTAGroupKind::CTA_1);
       NVVM::Tcgen05RelinquishAllocPermitOp::create(t, loc,
                                                    NVVM::CTAGroupKind::CTA_1);
     });
     if (synchronous) {
-      NVVM::MBarrierInitOp::create(b, loc, getDotBarrier(b, loc),
+      NVVM::MBarrierInitOp::create(b, loc, getDotBarrier(b, loc, *bytes),
                                    i32Const(b, loc, 2), isThreadZero(b, loc));
       // Published to the tensor cores' arrivals as the TMA rings' are.
       NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -475,7 +495,7 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
       emitIf(r, at, isWarpZero(r, at), [&](OpBuilder &t) {
         tcgen05Fence(t, at, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         NVVM::Tcgen05DeallocOp::create(
-            t, at, asTmemPointer(t, at, loadTmemBase(t, at)),
+            t, at, asTmemPointer(t, at, loadTmemBase(t, at, *bytes)),
             i32Const(t, at, *columns), NVVM::CTAGroupKind::CTA_1);
       });
     });

@@ -40,7 +40,7 @@
 // SM90: cp.async.bulk.tensor.2d
 // SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // SM100-LABEL: .entry gemm_bf16
-// SM100: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [__tile_tmem_slot], {{%r[0-9]+}};
+// SM100: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [__tile_smem+{{[0-9]+}}], {{%r[0-9]+}};
 // SM100-NEXT: tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
 // SM100: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // SM100: mbarrier.try_wait.parity.shared.b64

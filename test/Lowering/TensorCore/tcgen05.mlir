@@ -7,9 +7,12 @@
 
 // tile.dot on tcgen05 (lowering/TensorCore/Tcgen05Lowering.cpp), after
 // tile-pipeline-loads made it async and staged its operands:
-// - at entry, warp 0 allocates 128 columns of tensor memory into the
-//   shared word @__tile_tmem_slot and relinquishes the right to allocate;
-//   fences around a barrier publish the address;
+// - at entry, warp 0 allocates 128 columns of tensor memory, writing
+//   their address into the first of the kernel's tcgen05 words, the last
+//   16 bytes of its shared memory (two 4-stage rings of 16 KiB, two
+//   4-barrier buffers, then the words: 131136 + 16 bytes), and
+//   relinquishes the right to allocate; fences around a barrier publish
+//   the address;
 // - thread 0 issues four tcgen05.mma kind::f16 (K = 64 in steps of 16) on
 //   descriptors whose constant part is 0x4000404000010000 (128-byte
 //   swizzle, mode 2 in bits 61-63; version 1 in bits 46-48; 1024 bytes
@@ -21,11 +24,12 @@
 //   tcgen05.ld 32x32b.x32, each with its tcgen05.wait::ld in one inline
 //   PTX statement (so no register is read before the wait);
 // - before the return, a barrier, then warp 0 frees the columns.
-// CHECK: llvm.mlir.global internal @__tile_tmem_slot() {addr_space = 3 : i32, alignment = 16 : i64} : i32
 // CHECK-LABEL: llvm.func @gemm_bf16
+// CHECK-SAME: shared_bytes = 131152
 // CHECK: %[[COLS:.*]] = llvm.mlir.constant(128 : i32) : i32
 // CHECK: scf.if
-// CHECK-NEXT: %[[SLOT:.*]] = llvm.mlir.addressof @__tile_tmem_slot : !llvm.ptr<3>
+// CHECK: llvm.mlir.constant(131136 : i32) : i32
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr
 // CHECK-NEXT: nvvm.tcgen05.alloc %[[SLOT]], %[[COLS]] : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.tcgen05.relinquish_alloc_permit
 // CHECK: nvvm.tcgen05.fence <before>
@@ -46,9 +50,9 @@
 // CHECK-NEXT: nvvm.tcgen05.fence <after>
 // CHECK: nvvm.tcgen05.dealloc {{.*}} : !llvm.ptr<6>, i32
 // CHECK: llvm.return
-// PTX: .shared .align 16 .u32 __tile_tmem_slot;
+// PTX-NOT: {{^\.shared}}
 // PTX-LABEL: .entry gemm_bf16
-// PTX: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [__tile_tmem_slot], {{%r[0-9]+}};
+// PTX: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [__tile_smem+{{[0-9]+}}], {{%r[0-9]+}};
 // PTX-NEXT: tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX: mbarrier.try_wait.parity.shared.b64
@@ -63,21 +67,24 @@
 // Unpipelined (num-stages=1), the dot is synchronous with its operands in
 // registers: they are staged into scratch as for wgmma (16-byte stores,
 // a proxy fence and a barrier), thread 0 issues the mma, commits to the
-// kernel's dot barrier @__tile_tcgen05_done (initialized at entry for two
-// arrivals), arrives on it itself and waits for the phase of its own
-// arrival; a barrier then lets every thread go on.
-// SYNC: llvm.mlir.global internal @__tile_tcgen05_done() {addr_space = 3 : i32, alignment = 8 : i64} : i64
+// kernel's dot barrier, the second tcgen05 word (scratch for the staged
+// operands, 32768 bytes, then the words: the barrier at 32776),
+// initialized at entry for two arrivals, arrives on it itself and waits
+// for the phase of its own arrival; a barrier then lets every thread go on.
 // SYNC-LABEL: llvm.func @gemm_bf16
+// SYNC-SAME: shared_bytes = 32784
 // SYNC: nvvm.tcgen05.alloc
 // SYNC: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
-// SYNC: %[[BAR:.*]] = llvm.mlir.addressof @__tile_tcgen05_done : !llvm.ptr<3>
+// SYNC: llvm.mlir.constant(32776 : i32) : i32
+// SYNC: %[[BAR:.*]] = llvm.getelementptr
 // SYNC-NEXT: nvvm.mbarrier.init %[[BAR]], %[[TWO]], predicate = {{.*}} : !llvm.ptr<3>, i32, i1
 // SYNC-NEXT: nvvm.fence.mbarrier.init
 // SYNC: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<3>
 // SYNC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // SYNC-NEXT: nvvm.barrier0
 // SYNC-COUNT-4: nvvm.tcgen05.mma
-// SYNC: %[[DONE:.*]] = llvm.mlir.addressof @__tile_tcgen05_done : !llvm.ptr<3>
+// SYNC: llvm.mlir.constant(32776 : i32) : i32
+// SYNC: %[[DONE:.*]] = llvm.getelementptr
 // SYNC-NEXT: nvvm.tcgen05.commit %[[DONE]] : !llvm.ptr<3>
 // SYNC-NEXT: %[[STATE:.*]] = nvvm.mbarrier.arrive %[[DONE]] : !llvm.ptr<3> -> i64
 // SYNC-NEXT: scf.while
@@ -90,9 +97,9 @@
 // SYNC-PTX-LABEL: .entry gemm_bf16
 // SYNC-PTX: mbarrier.init.shared.b64 [{{%r[0-9]+}}], 2;
 // SYNC-PTX: tcgen05.mma.cta_group::1.kind::f16
-// SYNC-PTX: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [__tile_tcgen05_done];
-// SYNC-PTX-NEXT: mbarrier.arrive.shared.b64 {{%rd[0-9]+}}, [__tile_tcgen05_done];
-// SYNC-PTX: mbarrier.try_wait.shared.b64 {{%p[0-9]+}}, [__tile_tcgen05_done], {{%rd[0-9]+}};
+// SYNC-PTX: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [__tile_smem+32776];
+// SYNC-PTX-NEXT: mbarrier.arrive.shared.b64 {{%rd[0-9]+}}, [__tile_smem+32776];
+// SYNC-PTX: mbarrier.try_wait.shared.b64 {{%p[0-9]+}}, [__tile_smem+32776], {{%rd[0-9]+}};
 func.func @gemm_bf16(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %y: !tile.ptr<f32>,
                      %M: i32, %N: i32, %K: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
