@@ -48,14 +48,13 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context)
       });
   // A tcgen05 accumulator lives in tensor memory; a thread holds only
   // whether it has been written yet (see Tcgen05Lowering.cpp).
-  addConversion(
-      [context](RankedTensorType type,
-                SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
-        if (!isTensorMemoryLayout(type.getEncoding()))
-          return std::nullopt;
-        results.push_back(IntegerType::get(context, 1));
-        return success();
-      });
+  addConversion([context](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    if (!isTensorMemoryLayout(type.getEncoding()))
+      return std::nullopt;
+    results.push_back(IntegerType::get(context, 1));
+    return success();
+  });
 }
 
 namespace {

@@ -262,9 +262,9 @@ private:
       for (OpOperand &operand : op->getOpOperands()) {
         auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
         if (tensor && isTensorMemoryLayout(tensor.getEncoding()))
-          convertOperand(operand,
-                         withLayout(tensor, getTmemLoadLayout(cast<MmaLayoutAttr>(
-                                                tensor.getEncoding()))));
+          convertOperand(
+              operand, withLayout(tensor, getTmemLoadLayout(cast<MmaLayoutAttr>(
+                                              tensor.getEncoding()))));
       }
     if (auto forOp = dyn_cast<scf::ForOp>(op))
       return visitFor(forOp);

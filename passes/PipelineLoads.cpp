@@ -285,9 +285,9 @@ SmallVector<DotOp> getAsyncCandidates(scf::ForOp loop, const StagedLoads &loads,
     auto acc = dyn_cast<BlockArgument>(dot.getAcc());
     bool asyncVersion = (mma && mma.getVersion() == 3 && stages >= 3) ||
                         (mma && mma.getVersion() == 5 && stages >= 2);
-    if (!asyncVersion || !isStaged(dot.getA()) ||
-        !isStaged(dot.getB()) || !acc || acc.getOwner() != loop.getBody() ||
-        !acc.hasOneUse() || !dot.getResult().hasOneUse() ||
+    if (!asyncVersion || !isStaged(dot.getA()) || !isStaged(dot.getB()) ||
+        !acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse() ||
+        !dot.getResult().hasOneUse() ||
         !isa<scf::YieldOp>(*dot.getResult().getUsers().begin()))
       return {};
     dots.push_back(dot);
@@ -308,9 +308,8 @@ void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots, Value consumed,
   if (consumed) {
     for (DotOp dot : dots)
       dot.setAsync(true);
-    DotOp last = *llvm::max_element(dots, [](DotOp a, DotOp b) {
-      return a->isBeforeInBlock(b);
-    });
+    DotOp last = *llvm::max_element(
+        dots, [](DotOp a, DotOp b) { return a->isBeforeInBlock(b); });
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
     DotCommitOp::create(b, loop.getLoc(), consumed, read);
@@ -624,9 +623,9 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   Value trips = getTripCount(b, loop);
   // tcgen05: the last dot, and with it the accumulator, is complete.
   if (ring.consumed)
-    waitForDots(b, loc, ring,
-                arith::AddIOp::create(b, loc, trips,
-                                      i32Constant(b, loc, ring.lead)));
+    waitForDots(
+        b, loc, ring,
+        arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, ring.lead)));
   for (int64_t j = 0; j < ring.lead; ++j) {
     Value it = arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, j));
     MBarrierWaitOp::create(

@@ -35,9 +35,10 @@ static uint32_t typeField(OperandType type) {
   return 0;
 }
 
-std::optional<uint32_t>
-mlir::tile::tcgen05::getInstrDescriptor(OperandType a, OperandType b,
-                                        unsigned m, unsigned n) {
+std::optional<uint32_t> mlir::tile::tcgen05::getInstrDescriptor(OperandType a,
+                                                                OperandType b,
+                                                                unsigned m,
+                                                                unsigned n) {
   if (getMmaKind(a) != getMmaKind(b) || !isValidShape(m, n))
     return std::nullopt;
   constexpr uint32_t kDTypeF32 = 1;

@@ -38,9 +38,9 @@
 //  - tile.convert_layout from the accumulator to getTmemLoadLayout reads
 //    TMEM into registers: `tcgen05.ld.sync.aligned.32x32b.x{32,...}` (warp
 //    w reads lanes 32·(w % 4) .. +31, its column block), then
-//    `tcgen05.wait::ld` (inline PTX, see loadAndWait); f32 values, or zeros where the bit says TMEM was
-//    never written (a loop of no iterations). The epilogue (scale, cast,
-//    store) then runs on registers as on Hopper.
+//    `tcgen05.wait::ld` (inline PTX, see loadAndWait); f32 values, or zeros
+//    where the bit says TMEM was never written (a loop of no iterations). The
+//    epilogue (scale, cast, store) then runs on registers as on Hopper.
 //
 // Nothing of this has run on Blackwell hardware: it is checked by ptxas
 // (sm_100a) and FileCheck only.
@@ -99,8 +99,8 @@ Value threadId(OpBuilder &b, Location loc) {
 }
 
 Value isThreadZero(OpBuilder &b, Location loc) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                              threadId(b, loc), i32Const(b, loc, 0));
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
+                              i32Const(b, loc, 0));
 }
 
 Value isWarpZero(OpBuilder &b, Location loc) {
@@ -157,8 +157,7 @@ std::optional<tcgen05::OperandType> getOperandType(Type element) {
 
 /// A shared-memory descriptor: the constant fields `bits` and the start
 /// address of the rows at `address` (i32 shared address).
-Value makeDescriptor(OpBuilder &b, Location loc, Value address,
-                     uint64_t bits) {
+Value makeDescriptor(OpBuilder &b, Location loc, Value address, uint64_t bits) {
   Value field = LLVM::AndOp::create(
       b, loc, LLVM::LShrOp::create(b, loc, address, i32Const(b, loc, 4)),
       i32Const(b, loc, 0x3FFF));
@@ -273,10 +272,10 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
       auto wait = scf::WhileOp::create(t, loc, TypeRange{}, ValueRange{});
       Block *before = t.createBlock(&wait.getBefore());
       OpBuilder w = OpBuilder::atBlockBegin(before);
-      Value done = NVVM::MBarrierTryWaitOp::create(w, loc, w.getI1Type(),
-                                                   barrier, state,
-                                                   /*ticks=*/Value())
-                       .getResult();
+      Value done =
+          NVVM::MBarrierTryWaitOp::create(w, loc, w.getI1Type(), barrier, state,
+                                          /*ticks=*/Value())
+              .getResult();
       Value pending = LLVM::XOrOp::create(
           w, loc, done,
           LLVM::ConstantOp::create(w, loc, w.getI1Type(), w.getBoolAttr(true)));
@@ -337,9 +336,9 @@ struct TmemZeroLowering : public OpConversionPattern<arith::ConstantOp> {
                       : FloatAttr();
     if (!zero || !zero.getValue().isZero())
       return op.emitOpError("a tcgen05 accumulator can only start at zero");
-    SmallVector<Value> empty = {LLVM::ConstantOp::create(
-        rewriter, op.getLoc(), rewriter.getI1Type(),
-        rewriter.getBoolAttr(false))};
+    SmallVector<Value> empty = {
+        LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI1Type(),
+                                 rewriter.getBoolAttr(false))};
     rewriter.replaceOpWithMultiple(op, {empty});
     return success();
   }
@@ -409,8 +408,8 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
     // The waits before (an mbarrier the dots committed to) are the thread
     // synchronization this fence orders the loads after.
     tcgen05Fence(b, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-    Value warp = LLVM::LShrOp::create(b, loc, threadId(b, loc),
-                                      i32Const(b, loc, 5));
+    Value warp =
+        LLVM::LShrOp::create(b, loc, threadId(b, loc), i32Const(b, loc, 5));
     Value quarter = LLVM::AndOp::create(b, loc, warp, i32Const(b, loc, 3));
     Value block = LLVM::LShrOp::create(b, loc, warp, i32Const(b, loc, 2));
     // Lane 32·quarter in bits 16-31, column block·columns in bits 0-15.

@@ -79,10 +79,12 @@ TEST(Tcgen05InstrDescriptor, F16AndKinds) {
 
 TEST(Tcgen05InstrDescriptor, RejectsInvalidShapesAndMixedKinds) {
   // M = 128 needs N a multiple of 16; M = 64 a multiple of 8; N <= 256.
-  EXPECT_FALSE(getInstrDescriptor(OperandType::BF16, OperandType::BF16, 128, 8));
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 128, 8));
   EXPECT_FALSE(
       getInstrDescriptor(OperandType::BF16, OperandType::BF16, 128, 264));
-  EXPECT_FALSE(getInstrDescriptor(OperandType::BF16, OperandType::BF16, 96, 64));
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 96, 64));
   EXPECT_FALSE(
       getInstrDescriptor(OperandType::BF16, OperandType::E4M3, 128, 128));
   EXPECT_TRUE(getInstrDescriptor(OperandType::BF16, OperandType::BF16, 64, 8));
