@@ -767,7 +767,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     With `async` (set by tile-pipeline-loads), the tensor cores may still
     be computing the result when the op returns, on targets where they run
     asynchronously (wgmma): it may only feed another dot's accumulator or
-    a `tile.dot_wait`, which says how many async dots may still run.
+    a `tile.dot_wait`, which says how many async dots may still run. A
+    tcgen05 accumulator (in tensor memory) is instead complete once the
+    mbarrier of a later `tile.dot_commit` has been waited for.
 
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN>
