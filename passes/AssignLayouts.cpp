@@ -185,8 +185,8 @@ private:
   /// fp8 operand rows of 32-128 bytes, f32 accumulation, and the
   /// accumulator a zero-initialized value carried by an scf.for through
   /// this dot alone, with operands loaded in the loop, so that
-  /// tile-pipeline-loads stages both operands and makes the dot async
-  /// (the tcgen05 lowering handles only that form). Only one such
+  /// tile-pipeline-loads can stage both operands and make the dot async
+  /// (unpipelined, the lowering runs it synchronously). Only one such
   /// accumulator per kernel: they all start at tensor-memory column 0.
   MmaLayoutAttr chooseTcgen05Layout(DotOp dot, RankedTensorType acc,
                                     RankedTensorType a) {
