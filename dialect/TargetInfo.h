@@ -38,6 +38,9 @@ public:
   bool hasAsyncProxy() const { return version >= 90; }
   /// TMA bulk tensor copies completing on mbarriers (sm_90+).
   bool hasTma() const { return version >= 90; }
+  /// Single-thread tcgen05.mma with accumulators in tensor memory
+  /// (sm_100a only: the "a" features are not forward compatible).
+  bool hasTcgen05() const { return version == 100; }
   /// The most dynamic shared memory one CTA may opt into, in bytes.
   int64_t getMaxSharedBytes() const {
     return version >= 90 ? 227 * 1024 : 163 * 1024;

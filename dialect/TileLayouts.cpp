@@ -174,6 +174,24 @@ BlockedLayoutAttr mlir::tile::getMmaBlockedEquivalent(MmaLayoutAttr mma) {
                                 mma.getWarpsPerCTA(), {1, 0});
 }
 
+bool mlir::tile::isTensorMemoryLayout(Attribute layout) {
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(layout);
+  return mma && mma.getVersion() == 5;
+}
+
+BlockedLayoutAttr mlir::tile::getTmemLoadLayout(MmaLayoutAttr mma) {
+  if (mma.getVersion() != 5 || mma.getWarpsPerCTA()[0] != 4)
+    return {};
+  unsigned columnWarps = mma.getWarpsPerCTA()[1];
+  unsigned columns = mma.getInstrShape()[1] / columnWarps;
+  if (!columns || !llvm::isPowerOf2_32(columns))
+    return {};
+  // Order [0, 1]: warp ids run along rows first, so w % 4 is the lane
+  // quarter and w / 4 the column block.
+  return BlockedLayoutAttr::get(mma.getContext(), {1, columns}, {32, 1},
+                                {4, columnWarps}, {0, 1});
+}
+
 Attribute mlir::tile::getTransposedLayout(Attribute layout) {
   if (auto mma = dyn_cast<MmaLayoutAttr>(layout))
     layout = getMmaBlockedEquivalent(mma);

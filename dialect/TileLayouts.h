@@ -73,6 +73,18 @@ BlockedLayoutAttr getDefaultLayout(MLIRContext *context,
 /// WgmmaLowering.cpp). Null for other versions.
 BlockedLayoutAttr getMmaBlockedEquivalent(MmaLayoutAttr mma);
 
+/// Whether `layout` is a tcgen05 accumulator (`#tile.mma` version 5): the
+/// tile lives in tensor memory, not in registers, so it has no
+/// Distribution; its values are read through getTmemLoadLayout.
+bool isTensorMemoryLayout(Attribute layout);
+
+/// The register layout `tcgen05.ld.32x32b` gives the accumulator of `mma`
+/// (version 5, `warps = [4, W]`, `instr = [128, N, k]`): warp w reads
+/// tensor-memory lanes 32·(w % 4) .. +31 (the quarter its warp id may
+/// access), one row per lane, and columns (w / 4)·N/W .. +N/W, so each
+/// thread holds N/W consecutive columns of one row.
+BlockedLayoutAttr getTmemLoadLayout(MmaLayoutAttr mma);
+
 /// `layout` with its two dimensions swapped (blocked layouts, and slices and
 /// mma layouts through their blocked form); null when there is none.
 Attribute getTransposedLayout(Attribute layout);

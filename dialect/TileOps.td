@@ -789,7 +789,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     With `async` (set by tile-pipeline-loads), the tensor cores may still
     be computing the result when the op returns, on targets where they run
     asynchronously (wgmma): it may only feed another dot's accumulator or
-    a `tile.dot_wait`, which says how many async dots may still run.
+    a `tile.dot_wait`, which says how many async dots may still run. A
+    tcgen05 accumulator (in tensor memory) is instead complete once the
+    mbarrier of a later `tile.dot_commit` has been waited for.
 
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<128x64xf8E4M3FN>, tensor<64x128xf8E4M3FN>
@@ -826,6 +828,27 @@ def Tile_DotWaitOp : Tile_Op<"dot_wait", [
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = "$value `pending` $pending attr-dict `:` type($value)";
+}
+
+def Tile_DotCommitOp : Tile_Op<"dot_commit", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on a barrier once the async dots issued so far finish";
+  let description = [{
+    On targets whose async dots complete on mbarriers (tcgen05): mbarrier
+    `index` of `barriers` receives one arrival once every async
+    `tile.dot` this program issued before has finished, reading its
+    operands and writing its accumulator (tcgen05.commit). A
+    `tile.mbarrier_wait` on that barrier then guards the reuse of the
+    stages those dots read, and the reading of their accumulator.
+
+    ```mlir
+    tile.dot_commit %consumed[%stage] : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+  }];
 }
 
 #endif // TILE_OPS_TD

@@ -46,6 +46,15 @@ TileTypeConverter::TileTypeConverter(MLIRContext *context)
         results.append(dist->numElements(), element);
         return success();
       });
+  // A tcgen05 accumulator lives in tensor memory; a thread holds only
+  // whether it has been written yet (see Tcgen05Lowering.cpp).
+  addConversion([context](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    if (!isTensorMemoryLayout(type.getEncoding()))
+      return std::nullopt;
+    results.push_back(IntegerType::get(context, 1));
+    return success();
+  });
 }
 
 namespace {
@@ -83,7 +92,8 @@ LogicalResult checkLayoutsAssigned(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
     for (Type type : op->getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      if (tensor && failed(getDistribution(tensor))) {
+      if (tensor && !isTensorMemoryLayout(tensor.getEncoding()) &&
+          failed(getDistribution(tensor))) {
         op->emitOpError("tile has no register layout; run "
                         "tile-assign-layouts first");
         return WalkResult::interrupt();
@@ -171,6 +181,8 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     declareSharedMemory(module);
     guardRemoteSharedStores(module);
+    if (failed(allocateTensorMemory(module)))
+      return signalPassFailure();
 
     TileTypeConverter converter(context);
     RewritePatternSet patterns(context);
@@ -195,6 +207,7 @@ struct ConvertTileToLLVMPass
     populateClusterPatterns(converter, patterns, target);
     populateMmaSyncPatterns(converter, patterns, target);
     populateWgmmaPatterns(converter, patterns, target);
+    populateTcgen05Patterns(converter, patterns);
     populateAsyncCopyPatterns(converter, patterns, target);
     populateTmaPatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,

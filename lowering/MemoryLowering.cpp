@@ -55,13 +55,22 @@ struct TileAccess {
 };
 
 /// Elements per vector access: the thread's contiguous run along the last
-/// dimension, capped at 16 bytes.
+/// dimension, capped at 16 bytes. Consecutive elements run along the last
+/// dimension when it comes first in the layout's order, or when every
+/// dimension before it holds one element per thread (the tcgen05.ld layout:
+/// warps along rows first, a row's columns in each thread).
 unsigned getVectorWidth(const Distribution &dist, Type elementType) {
   unsigned rank = dist.blockedRank();
   if (dist.tileDims.size() != rank)
     return 1; // Sliced tiles have no contiguous runs.
   unsigned last = rank - 1;
-  if (dist.blocked.getOrder()[0] != last || dist.wraps(last))
+  for (unsigned d : dist.blocked.getOrder()) {
+    if (d == last)
+      break;
+    if (dist.perThread[d] != 1)
+      return 1;
+  }
+  if (dist.wraps(last))
     return 1;
   unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
   if (elementType.getIntOrFloatBitWidth() < 8)

@@ -56,6 +56,14 @@ void populateMmaSyncPatterns(TileTypeConverter &converter,
 /// (wgmma.wait_group where `target` has wgmma).
 void populateWgmmaPatterns(TileTypeConverter &converter,
                            RewritePatternSet &patterns, StringRef target);
+/// tile.dot with a version-5 mma accumulator (tcgen05.mma into tensor
+/// memory, sm_100a), tile.dot_commit (tcgen05.commit), the accumulator's
+/// zero start and its reading into registers (tcgen05.ld).
+void populateTcgen05Patterns(TileTypeConverter &converter,
+                             RewritePatternSet &patterns);
+/// Gives each kernel with a tcgen05 dot its tensor memory: allocated by
+/// warp 0 at entry, released before every return.
+LogicalResult allocateTensorMemory(ModuleOp module);
 /// async_copy (cp.async into staged buffers), async_commit, async_wait
 /// and load_stage; `target` decides whether waits fence the async proxy.
 void populateAsyncCopyPatterns(TileTypeConverter &converter,

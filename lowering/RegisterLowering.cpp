@@ -20,7 +20,12 @@ using namespace mlir::tile;
 namespace {
 
 FailureOr<Distribution> requireDistribution(Operation *op, Type type) {
-  FailureOr<Distribution> dist = getDistribution(cast<RankedTensorType>(type));
+  auto tensor = cast<RankedTensorType>(type);
+  // Tensor-memory tiles are the tcgen05 patterns' (Tcgen05Lowering.cpp),
+  // which say what is wrong with them.
+  if (isTensorMemoryLayout(tensor.getEncoding()))
+    return failure();
+  FailureOr<Distribution> dist = getDistribution(tensor);
   if (failed(dist))
     op->emitOpError("tile ")
         << type

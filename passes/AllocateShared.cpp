@@ -175,9 +175,22 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
   }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
     auto src = cast<RankedTensorType>(convert.getSrc().getType());
+    // Tensor memory is read straight into registers (tcgen05.ld).
+    if (isTensorMemoryLayout(src.getEncoding()))
+      return 0;
     return src.getNumElements() * getScratchElementBytes(src.getElementType());
   }
   return 0;
+}
+
+bool mlir::tile::hasTcgen05Dot(Operation *func) {
+  WalkResult result = func->walk([](DotOp dot) {
+    return isTensorMemoryLayout(
+               cast<RankedTensorType>(dot.getResult().getType()).getEncoding())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
 }
 
 namespace {
@@ -214,6 +227,8 @@ struct AllocateSharedPass
         alloc.setOffsetAttr(Builder(alloc).getI64IntegerAttr(bytes));
         bytes += getSharedBufferBytes(type);
       });
+      if (hasTcgen05Dot(func))
+        bytes = llvm::alignTo(bytes, 16) + kTcgen05WordsBytes;
       func->setAttr(TileDialect::kSharedBytesAttrName,
                     Builder(func).getI64IntegerAttr(bytes));
       if (limit && bytes > limit) {

@@ -7,6 +7,7 @@
 #include "dialect/TileLayouts.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -126,6 +127,11 @@ private:
     WalkResult result = func.walk([&](DotOp dot) {
       auto acc = cast<RankedTensorType>(dot.getAcc().getType());
       auto a = cast<RankedTensorType>(dot.getA().getType());
+      if (MmaLayoutAttr tcgen05 = chooseTcgen05Layout(dot, acc, a)) {
+        hasTensorMemoryAccumulator = true;
+        recordAccumulatorLayout(dot, tcgen05);
+        return WalkResult::advance();
+      }
       if (MmaLayoutAttr wgmma = chooseWgmmaLayout(acc, a)) {
         recordAccumulatorLayout(dot, wgmma);
         return WalkResult::advance();
@@ -172,6 +178,64 @@ private:
                               {64, unsigned(n), instrK});
   }
 
+  /// On sm_100a, tcgen05 (version 5, accumulator in tensor memory) for the
+  /// one GEMM-shaped dot of a kernel it fits: M = 128 rows on the lanes of
+  /// tensor memory, N a multiple of 16 up to 256 split over the warps in
+  /// blocks of a power of two columns (the tcgen05.ld layout), 16-bit or
+  /// fp8 operand rows of 32-128 bytes, f32 accumulation, and the
+  /// accumulator a zero-initialized value carried by an scf.for through
+  /// this dot alone, with operands loaded in the loop, so that
+  /// tile-pipeline-loads can stage both operands and make the dot async
+  /// (unpipelined, the lowering runs it synchronously). Only one such
+  /// accumulator per kernel: they all start at tensor-memory column 0.
+  MmaLayoutAttr chooseTcgen05Layout(DotOp dot, RankedTensorType acc,
+                                    RankedTensorType a) {
+    std::optional<TargetInfo> info = TargetInfo::get(target);
+    if (!info || !info->hasTcgen05() || numWarps % 4 != 0 ||
+        hasTensorMemoryAccumulator)
+      return {};
+    Type element = a.getElementType();
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+    if (!fp8 && !element.isBF16() && !element.isF16())
+      return {};
+    if (!acc.getElementType().isF32() ||
+        cast<RankedTensorType>(dot.getB().getType()).getElementType() !=
+            element)
+      return {};
+    int64_t m = acc.getDimSize(0), n = acc.getDimSize(1);
+    int64_t k = a.getDimSize(1), rowBytes = k * (fp8 ? 1 : 2);
+    unsigned instrK = fp8 ? 32 : 16;
+    unsigned columnWarps = numWarps / 4;
+    if (m != 128 || n % 16 != 0 || n > 256 || n % columnWarps != 0 ||
+        !llvm::isPowerOf2_64(n / columnWarps) || k % instrK != 0 ||
+        !llvm::isPowerOf2_64(rowBytes) || rowBytes < 32 || rowBytes > 128)
+      return {};
+    // The accumulator: a loop-carried value, zero before the loop, used by
+    // this dot only, whose result goes back to the loop and nowhere else.
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
+                    : scf::ForOp();
+    if (!loop || arg.getArgNumber() == 0 || !arg.hasOneUse() ||
+        dot->getParentOp() != loop || !dot.getResult().hasOneUse())
+      return {};
+    unsigned index = arg.getArgNumber() - 1;
+    auto yield = dyn_cast<scf::YieldOp>(*dot.getResult().getUsers().begin());
+    if (!yield || yield.getOperand(index) != dot.getResult() ||
+        !matchPattern(loop.getInitArgs()[index], m_AnyZeroFloat()))
+      return {};
+    // Both operands come from loads of this loop (B through a transpose).
+    auto loaded = [&](Value v) {
+      if (auto transpose = v.getDefiningOp<TransposeOp>())
+        v = transpose.getSrc();
+      auto load = v.getDefiningOp<LoadOp>();
+      return load && load->getParentOp() == loop;
+    };
+    if (!loaded(dot.getA()) || !loaded(dot.getB()))
+      return {};
+    return MmaLayoutAttr::get(func.getContext(), 5, {4, columnWarps},
+                              {128, unsigned(n), instrK});
+  }
+
   /// Gives `dot` the accumulator layout `layout`, and follows its
   /// accumulator back through loop-carried arguments to the value that
   /// starts it, which is then created in that layout.
@@ -191,6 +255,17 @@ private:
   LogicalResult visit(Operation *op) {
     if (isa<func::FuncOp>(op))
       return success();
+    // A tensor-memory accumulator is read into registers (tcgen05.ld)
+    // before anything but dots and the loop carrying it uses it.
+    if (hasTensorMemoryAccumulator &&
+        !isa<DotOp, scf::ForOp, scf::YieldOp, ConvertLayoutOp>(op))
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto tensor = dyn_cast<RankedTensorType>(operand.get().getType());
+        if (tensor && isTensorMemoryLayout(tensor.getEncoding()))
+          convertOperand(
+              operand, withLayout(tensor, getTmemLoadLayout(cast<MmaLayoutAttr>(
+                                              tensor.getEncoding()))));
+      }
     if (auto forOp = dyn_cast<scf::ForOp>(op))
       return visitFor(forOp);
     if (auto yield = dyn_cast<scf::YieldOp>(op))
@@ -438,6 +513,7 @@ private:
   unsigned numWarps;
   StringRef target;
   DenseMap<Operation *, Attribute> dotLayouts;
+  bool hasTensorMemoryAccumulator = false;
   DenseMap<Value, Attribute> preferred;
 };
 

@@ -251,15 +251,23 @@ SharedBufferType getStagedType(LoadOp load, int64_t numStages) {
       SwizzleAttr::get(context, s->swizzleBytes, wgmmaWarps));
 }
 
-/// The dots of `loop` that can run asynchronously (wgmma) under a ring of
-/// `stages` stages holding `loads`: both operands read in place from the
-/// ring, the accumulator carried by the loop and nothing else reading it.
-/// All of the loop's ring-fed dots, or none.
+/// Whether `dot`'s accumulator is a tcgen05 one (in tensor memory): its
+/// async form completes on mbarriers (tile.dot_commit), not wait groups.
+bool isTcgen05Dot(DotOp dot) {
+  return isTensorMemoryLayout(
+      cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
+}
+
+/// The dots of `loop` that can run asynchronously (wgmma, tcgen05) under a
+/// ring of `stages` stages holding `loads`: both operands read in place from
+/// the ring, the accumulator carried by the loop and nothing else reading
+/// it. All of the loop's ring-fed dots, or none. wgmma needs three stages
+/// (one being filled, one read by the running dot, one by the previous
+/// dot, which dot_wait pending 1 may leave running); tcgen05 two, since a
+/// stage is refilled only after the barrier its readers commit to.
 template <typename StagedLoads>
 SmallVector<DotOp> getAsyncCandidates(scf::ForOp loop, const StagedLoads &loads,
                                       int64_t stages) {
-  if (stages < 3)
-    return {};
   DenseSet<Operation *> staged;
   for (const auto &entry : loads)
     staged.insert(entry.load);
@@ -275,19 +283,38 @@ SmallVector<DotOp> getAsyncCandidates(scf::ForOp loop, const StagedLoads &loads,
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(
         cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
     auto acc = dyn_cast<BlockArgument>(dot.getAcc());
-    if (!mma || mma.getVersion() != 3 || !isStaged(dot.getA()) ||
-        !isStaged(dot.getB()) || !acc || acc.getOwner() != loop.getBody() ||
-        !acc.hasOneUse() || !dot.getResult().hasOneUse() ||
+    bool asyncVersion = (mma && mma.getVersion() == 3 && stages >= 3) ||
+                        (mma && mma.getVersion() == 5 && stages >= 2);
+    if (!asyncVersion || !isStaged(dot.getA()) || !isStaged(dot.getB()) ||
+        !acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse() ||
+        !dot.getResult().hasOneUse() ||
         !isa<scf::YieldOp>(*dot.getResult().getUsers().begin()))
       return {};
     dots.push_back(dot);
   }
+  // One kind of completion per loop.
+  if (!dots.empty() && !llvm::all_equal(llvm::map_range(dots, isTcgen05Dot)))
+    return {};
   return dots;
 }
 
 /// Marks `dots` async: each iteration waits only for the previous
 /// iteration's dot (pending 1) and the loop's result for all of them.
-void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots) {
+/// tcgen05 dots instead commit to mbarrier `read` of `consumed` after the
+/// iteration's dots; the ring's waits on those barriers (waitForDots) guard
+/// the stages and the accumulator.
+void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots, Value consumed,
+                   Value read) {
+  if (consumed) {
+    for (DotOp dot : dots)
+      dot.setAsync(true);
+    DotOp last = *llvm::max_element(
+        dots, [](DotOp a, DotOp b) { return a->isBeforeInBlock(b); });
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
+    DotCommitOp::create(b, loop.getLoc(), consumed, read);
+    return;
+  }
   for (DotOp dot : dots) {
     dot.setAsync(true);
     OpOperand &yielded = *dot.getResult().getUses().begin();
@@ -309,9 +336,13 @@ struct Ring {
   /// The async dots of the loop (see getAsyncCandidates).
   SmallVector<DotOp> dots;
   /// Iterations the copies run ahead of the dots: S - 1, or S - 2 when the
-  /// dots run async (the dot of the previous iteration may still read its
-  /// stage).
+  /// dots run async on wgmma (the dot of the previous iteration may still
+  /// read its stage); S - 1 for tcgen05 dots, whose stage is refilled once
+  /// their commit says they are done with it.
   int64_t lead = 0;
+  /// With tcgen05 dots: S mbarriers, one per stage, on which the dots that
+  /// read the stage commit (tile.dot_commit).
+  Value consumed;
 };
 
 /// The ring of `loop` for the staged loads among `candidates`, or failure
@@ -343,7 +374,8 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
         staged.bufferType.getSwizzle());
   }
   ring.dots = getAsyncCandidates(loop, ring.loads, ring.stages);
-  ring.lead = ring.stages - 1 - (ring.dots.empty() ? 0 : 1);
+  bool wgmma = !ring.dots.empty() && !isTcgen05Dot(ring.dots.front());
+  ring.lead = ring.stages - 1 - (wgmma ? 1 : 0);
   return ring;
 }
 
@@ -404,6 +436,36 @@ SmallVector<Value> cloneOffsetsAt(OpBuilder &b, StagedLoad &staged,
   return offsets;
 }
 
+/// The number of iterations of `loop` (0 when it runs none), after it.
+Value getTripCount(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  Value one = i32Constant(b, loc, 1);
+  Value span =
+      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
+  Value trips = arith::DivSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, span,
+                            arith::SubIOp::create(b, loc, loop.getStep(), one)),
+      loop.getStep());
+  return arith::MaxSIOp::create(b, loc, trips, i32Constant(b, loc, 0));
+}
+
+/// With tcgen05 dots, waits until the dot of iteration `j - S` (and every
+/// earlier one) has finished: iteration d commits to barrier d % S, whose
+/// phase d / S then completes. For j < S (no such dot) the wait is on
+/// parity 1 of a barrier still in its first phase, which holds at once.
+void waitForDots(OpBuilder &b, Location loc, const Ring &ring, Value j) {
+  Value stages = i32Constant(b, loc, ring.stages);
+  Value one = i32Constant(b, loc, 1);
+  Value phase = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::DivUIOp::create(b, loc, j, stages),
+                            one),
+      one);
+  MBarrierWaitOp::create(b, loc, ring.consumed,
+                         arith::RemUIOp::create(b, loc, j, stages), phase);
+}
+
 /// Replaces the ring's loads by reads of stage `read`, makes its dots
 /// async and erases what the moved loads leave unused.
 void finishRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
@@ -415,7 +477,7 @@ void finishRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
     staged.load.getResult().replaceAllUsesWith(tile);
     staged.load.erase();
   }
-  makeDotsAsync(loop, ring.dots);
+  makeDotsAsync(loop, ring.dots, ring.consumed, read);
   SmallVector<SmallVector<Operation *>> slices;
   for (StagedLoad &staged : ring.loads)
     slices.push_back(staged.slice);
@@ -444,6 +506,11 @@ Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
 ///             stage (i + L) % S, read stage i % S; an async dot is
 ///             followed by a wait for the previous iteration's
 ///   after the loop: wait for every copy group and every dot.
+///
+/// With tcgen05 dots (L = S - 1), iteration i instead ends with its dots,
+/// their tile.dot_commit onto consumed barrier i % S, a wait for the
+/// commit of iteration i - 1 and then the copy into the stage that
+/// iteration read; after the loop, a wait for the last commit.
 void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -467,6 +534,15 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
                             i32Constant(b, loc, ring.lead)),
       stages);
   AsyncWaitOp::create(b, loc, ring.lead - 1);
+  // tcgen05: the refill comes after this iteration's dots are issued, so
+  // that the tensor cores have them queued while it waits for the dot of
+  // iteration i - 1, the last to read stage (i + L) % S.
+  if (ring.consumed) {
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    waitForDots(b, loc, ring,
+                arith::AddIOp::create(b, loc, iteration,
+                                      i32Constant(b, loc, ring.lead)));
+  }
   Value ahead = advance(b, loc, iv, loop.getStep(), ring.lead);
   for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
     AsyncCopyOp::create(b, loc, staged.load.getView(),
@@ -474,6 +550,11 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
   AsyncCommitOp::create(b, loc);
   b.setInsertionPointAfter(loop);
   AsyncWaitOp::create(b, loc, 0);
+  // tcgen05: the last dot, and with it the accumulator, is complete.
+  if (ring.consumed)
+    waitForDots(b, loc, ring,
+                arith::AddIOp::create(b, loc, getTripCount(b, loop),
+                                      i32Constant(b, loc, ring.lead)));
   finishRing(loop, ring, buffers, read);
 }
 
@@ -489,6 +570,9 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
 ///             copy iteration i + L into stage (i + L) % S
 ///   after the loop: wait for the L copies still in flight, so that no
 ///             copy lands after the program has moved on.
+///
+/// With tcgen05 dots the copies move after the dots, behind a wait on the
+/// consumed barriers, as in emitCpAsyncRing.
 void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
                  ArrayRef<Value> maps, Value barriers) {
   Location loc = loop.getLoc();
@@ -516,6 +600,14 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
       b, loc, arith::DivUIOp::create(b, loc, iteration, stages), one);
   MBarrierWaitOp::create(b, loc, barriers, read, phase);
   BarrierOp::create(b, loc);
+  // tcgen05: the refill comes after this iteration's dots are issued (see
+  // emitCpAsyncRing).
+  if (ring.consumed) {
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    waitForDots(b, loc, ring,
+                arith::AddIOp::create(b, loc, iteration,
+                                      i32Constant(b, loc, ring.lead)));
+  }
   Value write = arith::RemUIOp::create(
       b, loc,
       arith::AddIOp::create(b, loc, iteration,
@@ -526,16 +618,12 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   // The copies of iterations n .. n + L - 1 (n the trip count) are still
   // in flight after the loop.
   b.setInsertionPointAfter(loop);
-  Value zero = i32Constant(b, loc, 0);
-  Value span =
-      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
-  Value trips = arith::DivSIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, span,
-          arith::SubIOp::create(b, loc, loop.getStep(), one)),
-      loop.getStep());
-  trips = arith::MaxSIOp::create(b, loc, trips, zero);
+  Value trips = getTripCount(b, loop);
+  // tcgen05: the last dot, and with it the accumulator, is complete.
+  if (ring.consumed)
+    waitForDots(
+        b, loc, ring,
+        arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, ring.lead)));
   for (int64_t j = 0; j < ring.lead; ++j) {
     Value it = arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, j));
     MBarrierWaitOp::create(
@@ -563,6 +651,19 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   for (const StagedLoad &staged : ring->loads)
     buffers.push_back(
         AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
+  MLIRContext *context = loop.getContext();
+  auto barrierBuffer = [&]() -> Value {
+    Value barriers = AllocSharedOp::create(
+        b, loc,
+        SharedBufferType::get(context, {ring->stages}, b.getI64Type(),
+                              Attribute()),
+        IntegerAttr());
+    // One arrival per phase: a tcgen05.commit, or thread 0's expect_tx.
+    MBarrierInitOp::create(b, loc, barriers, 1);
+    return barriers;
+  };
+  if (!ring->dots.empty() && isTcgen05Dot(ring->dots.front()))
+    ring->consumed = barrierBuffer();
 
   SmallVector<TensorMapType> mapTypes;
   for (StagedLoad &staged : ring->loads) {
@@ -577,13 +678,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     views.push_back(staged.load.getView());
     maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
   }
-  MLIRContext *context = loop.getContext();
-  Value barriers = AllocSharedOp::create(
-      b, loc,
-      SharedBufferType::get(context, {ring->stages}, b.getI64Type(),
-                            Attribute()),
-      IntegerAttr());
-  MBarrierInitOp::create(b, loc, barriers, 1);
+  Value barriers = barrierBuffer();
   Value aligned = ViewAlignedOp::create(b, loc, views);
   auto version = scf::IfOp::create(b, loc, loop.getResultTypes(), aligned,
                                    /*withElseRegion=*/true);
@@ -605,6 +700,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     assert(succeeded(copyRing) &&
            copyRing->loads.size() == ring->loads.size() &&
            "a copy of the loop stages as the loop does");
+    copyRing->consumed = ring->consumed;
     return std::make_pair(copy, std::move(*copyRing));
   };
   if (version.thenBlock()->mightHaveTerminator())

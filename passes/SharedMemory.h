@@ -38,6 +38,14 @@ int64_t getStageBytes(Type sharedBufferType);
 /// Bytes of a buffer made by tile.alloc_shared.
 int64_t getSharedBufferBytes(Type sharedBufferType);
 
+/// Kernels with tcgen05 dots end their dynamic shared memory with this many
+/// bytes (16-byte aligned): the tensor-memory address tcgen05.alloc writes
+/// (i32, at tile.shared_bytes - 16) and the mbarrier synchronous tcgen05
+/// dots wait on (i64, at tile.shared_bytes - 8). See Tcgen05Lowering.cpp.
+inline constexpr int64_t kTcgen05WordsBytes = 16;
+/// Whether `func` has a dot with a tcgen05 (tensor-memory) accumulator.
+bool hasTcgen05Dot(Operation *func);
+
 /// Bytes of shared scratch `op` needs to move data between threads (0 when
 /// it works in registers and warp shuffles alone).
 int64_t getScratchBytes(Operation *op);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "runtime/context.h"
+#include "runtime/target.h"
 
 namespace tilec {
 namespace {
@@ -64,6 +65,20 @@ Module::Load(absl::string_view ptx, absl::string_view metadata_json) {
   absl::StatusOr<CUcontext> context = CurrentOrPrimaryContext(**driver);
   if (!context.ok())
     return context.status();
+
+  // Architecture-specific PTX on another GPU: say which kernel and which
+  // GPU, rather than the JIT's "no kernel image" error.
+  absl::StatusOr<int> major = CurrentDeviceAttribute(
+      **driver, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  absl::StatusOr<int> minor = CurrentDeviceAttribute(
+      **driver, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  if (!major.ok())
+    return major.status();
+  if (!minor.ok())
+    return minor.status();
+  if (absl::Status status = CheckTargetRunsOn(*info, *major, *minor);
+      !status.ok())
+    return status;
 
   JitResult jit = JitCompile(**driver, ptx);
   if (absl::Status status = (*driver)->Check(jit.result, "cuModuleLoadDataEx");

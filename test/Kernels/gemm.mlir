@@ -3,15 +3,19 @@
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 %t.sm80.ptx -o %t.cubin
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=SM100 < %t.sm100a.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
 // on operands copied into a five-stage ring of swizzled shared memory
 // (tile-pipeline-loads): by TMA, counted by mbarriers, when x and w are
-// 16-byte aligned; by cp.async otherwise (K = 4127). On sm_80 (and for now
-// sm_100a) mma.sync m16n8k16 with fragments read by ldmatrix from the same
-// kind of ring, fp8 widened to bf16 on sm_80 (in registers, not copied).
+// 16-byte aligned; by cp.async otherwise (K = 4127). On sm_100a tcgen05
+// (lowering/TensorCore/Tcgen05Lowering.cpp) on the same rings: thread 0
+// issues tcgen05.mma into tensor memory and commits to per-stage
+// mbarriers, the epilogue reads the accumulator with tcgen05.ld. On sm_80
+// mma.sync m16n8k16 with fragments read by ldmatrix from the same kind of
+// ring, fp8 widened to bf16 (in registers, not copied).
 // SM90-LABEL: .entry gemm_bf16
 // SM90: .param .align 64 .b8 gemm_bf16_param_7[128]
 // SM90: .param .align 64 .b8 gemm_bf16_param_8[128]
@@ -35,6 +39,39 @@
 // SM90-LABEL: .entry gemm_fp8
 // SM90: cp.async.bulk.tensor.2d
 // SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// SM100-LABEL: .entry gemm_bf16
+// SM100: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [__tile_smem+{{[0-9]+}}], {{%r[0-9]+}};
+// SM100-NEXT: tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+// SM100: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// SM100: mbarrier.try_wait.parity.shared.b64
+// Descriptors: 128-byte swizzle, version 1, 1024-byte stride (the constant
+// 0x4000404000010000); instruction: f32 += bf16 x bf16, M 128, N 128.
+// SM100: or.b64 {{%rd[0-9]+}}, {{%rd[0-9]+}}, 4611756662049538048;
+// SM100: mov.b32 {{%r[0-9]+}}, 136316048;
+// SM100-NEXT: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard
+// SM100-COUNT-3: tcgen05.mma.cta_group::1.kind::f16
+// SM100-NEXT: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
+// SM100-NOT: wgmma
+// SM100: mbarrier.try_wait.parity.shared.b64
+// SM100: cp.async.bulk.tensor.2d
+// The cp.async version of the loop.
+// SM100: cp.async.cg.shared.global
+// SM100: tcgen05.mma.cta_group::1.kind::f16
+// SM100: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// SM100-NEXT: tcgen05.wait::ld.sync.aligned;
+// SM100: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// SM100-NEXT: tcgen05.wait::ld.sync.aligned;
+// SM100: st.global.v4.b32
+// SM100: tcgen05.dealloc.cta_group::1.sync.aligned.b32
+// SM100-LABEL: .entry gemm_fp8
+// SM100: tcgen05.alloc.cta_group::1
+// SM100: cp.async.bulk.tensor.2d
+// Instruction: f32 += e4m3 x e4m3 (type 0), M 128, N 128.
+// SM100: mov.b32 {{%r[0-9]+}}, 136314896;
+// SM100-NEXT: tcgen05.mma.cta_group::1.kind::f8f6f4
+// SM100: tcgen05.commit.cta_group::1
+// SM100: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// SM100: tcgen05.dealloc.cta_group::1
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk
 // NOTMA-NOT: mbarrier
