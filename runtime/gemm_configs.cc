@@ -43,19 +43,21 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n,
   if (device.target != "sm_90a")
     return Find(dtype, 128, 128);
   const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;
-  // Few rows: one warpgroup on 64-row tiles, as wide as still gives every
-  // SM a program (narrower tiles split the weight over more SMs, which is
-  // what bounds a skinny product).
-  if (m <= 64) {
+  // Measured on the H200 (bench/gemm_instances.py, bench/RESULTS.md).
+  // Up to 128 rows: one warpgroup on 64-row tiles, the widest that still
+  // gives every SM a program (narrower tiles split the weight over more
+  // SMs, which is what bounds a skinny product).
+  if (m <= 128) {
     for (int tile_n : {128, 64})
       if (Tiles(m, n, 64, tile_n) >= sms)
         return Find(dtype, 64, tile_n);
     return Find(dtype, 64, dtype == DType::kF8E4M3 ? 32 : 64);
   }
-  // Large products: the widest tile that still fills every SM once (fewer
-  // shared-memory reads per multiply-add); then 128 x 128 while it gives
-  // at least half the SMs a program; 64-row tiles below that.
-  if (Tiles(m, n, 128, 256) >= sms)
+  // Larger products: 128 x 256 (fewer shared-memory reads per
+  // multiply-add) while it fills three quarters of the SMs or more (2048 x
+  // 2048: 128 programs, 1.6x faster than 128 x 128); then 128 x 128 while
+  // it gives at least half the SMs a program; 64-row tiles below that.
+  if (Tiles(m, n, 128, 256) * 4 >= sms * 3)
     return Find(dtype, 128, 256);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
     return Find(dtype, 128, 128);

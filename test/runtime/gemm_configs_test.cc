@@ -53,8 +53,10 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   // Large products: the 128 x 256 tile while it still fills 132 SMs.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, kH200).kernel,
             "gemm_fp8_128x256");
-  // 128 x 256 tiles: 2 x 64 = 128 programs, fewer than 132 SMs; 128 x 128
-  // gives 256.
+  // 128 x 256 tiles: 16 x 8 = 128 programs, over three quarters of the
+  // SMs; 2 x 32 = 64, fewer: 128 x 128 (256 programs).
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 2048, 8192, kH200).kernel,
+            "gemm_bf16_128x256");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 256, 8192, 1024, kH200).kernel,
             "gemm_bf16");
   // 128 x 128: 8 x 9 = 72 programs, over half the SMs; 8 x 8 = 64, fewer:
@@ -72,6 +74,11 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
             "gemm_fp8_64x32");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64");
+  // Up to 128 rows take 64-row tiles: 2 x 128 programs of 64 x 64.
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 8192, 8192, kH200).kernel,
+            "gemm_bf16_64x64");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 129, 8192, 8192, kH200).kernel,
+            "gemm_fp8");
 }
 
 } // namespace
