@@ -4,6 +4,9 @@ stands on.
 
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so PYTHONPATH=runtime/python \\
         python3 bench/gemm_instances.py [fp8|bf16]
+    # or instances of another build of the template (names carry the tile
+    # as _<BM>x<BN>, anything may follow after a further '_'):
+    python3 bench/gemm_instances.py --module gemm.ptx gemm.json fp8:gemm_fp8_64x32_s8 ...
 
 Instances are the kernels of the embedded "gemm" module named
 gemm_<dtype>[_<BM>x<BN>] (128 x 128 when unnamed), launched directly on
@@ -34,14 +37,14 @@ RUNS = 20
 
 
 def tile_of(name):
-    found = re.search(r"_(\d+)x(\d+)$", name)
+    found = re.search(r"_(\d+)x(\d+)(?:_[a-z0-9]+)?$", name)
     return (int(found[1]), int(found[2])) if found else (128, 128)
 
 
-def main(dtypes):
+def main(dtypes, module=None):
     torch.manual_seed(0)
     flush = l2_flusher()
-    module = tilec.Module.embedded("gemm")
+    module = module or tilec.Module.embedded("gemm")
     ok = True
     for dname in dtypes:
         dt = torch.float8_e4m3fn if dname == "fp8" else torch.bfloat16
@@ -100,4 +103,12 @@ def main(dtypes):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["fp8", "bf16"]))
+    args = sys.argv[1:]
+    if args[:1] == ["--module"]:
+        mod = tilec.Module.from_files(args[1], args[2])
+        INSTANCES = {"fp8": [], "bf16": []}
+        for spec in args[3:]:
+            dtype, name = spec.split(":")
+            INSTANCES[dtype].append(name)
+        sys.exit(main([d for d in INSTANCES if INSTANCES[d]], mod))
+    sys.exit(main(args or ["fp8", "bf16"]))
