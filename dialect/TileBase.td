@@ -33,6 +33,7 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();

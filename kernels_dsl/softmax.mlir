@@ -49,7 +49,6 @@ func.func @softmax(%x: !tile.ptr<bf16> {tile.elem = "T"},
                     "tile.max_registers" = 64 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %one = arith.constant 1.0 : f32
   %R = tile.param "R" : i32
   %pid = tile.program_id x
   %in = tile.make_view %x[%rows, %cols] strides[%cols, %c1]
@@ -65,11 +64,9 @@ func.func @softmax(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %d = arith.subf %t, %mb : !rows
   %e = math.exp %d : !rows
   %s = tile.reduce add %e along 1 : !rows -> !col
-  %ones = tile.splat %one : !col
-  %inv = arith.divf %ones, %s : !col
-  %ie = tile.expand_dims %inv at 1 : !col -> !col2
-  %ib = tile.broadcast %ie : !col2 -> !rows
-  %r = arith.mulf %e, %ib : !rows
+  %se = tile.expand_dims %s at 1 : !col -> !col2
+  %sb = tile.broadcast %se : !col2 -> !rows
+  %r = arith.divf %e, %sb : !rows
   %rb = arith.truncf %r {tile.elem = "T"} : !rows to !in
   tile.store %rb, %out[%r0, %c0] : !in
   return
