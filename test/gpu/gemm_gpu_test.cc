@@ -153,18 +153,35 @@ protected:
     }
   }
 
+  // Fresh random operands of the test's shape and their device copies.
+  struct Problem {
+    Operand x, w;
+    std::vector<float> scale;
+    CUdeviceptr dx, dw, ds;
+  };
+
+  Problem NewProblem(DType dtype, double xScale) {
+    const Shape &s = GetParam();
+    Problem p;
+    p.x = Random(dtype, size_t(s.m) * s.k, xScale);
+    p.w = Random(dtype, size_t(s.n) * s.k, 0.02);
+    p.scale.resize(s.n);
+    std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
+    for (float &v : p.scale)
+      v = uniform(rng_);
+    p.dx = Upload(p.x.bytes.data(), p.x.bytes.size());
+    p.dw = Upload(p.w.bytes.data(), p.w.bytes.size());
+    p.ds = Upload(p.scale.data(), p.scale.size() * 4);
+    return p;
+  }
+
   void RunCase(DType dtype, double xScale) {
     const Shape &s = GetParam();
-    Operand x = Random(dtype, size_t(s.m) * s.k, xScale);
-    Operand w = Random(dtype, size_t(s.n) * s.k, 0.02);
-    std::vector<float> scale(s.n);
-    std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
-    for (float &v : scale)
-      v = uniform(rng_);
-    CUdeviceptr dx = Upload(x.bytes.data(), x.bytes.size());
-    CUdeviceptr dw = Upload(w.bytes.data(), w.bytes.size());
-    CUdeviceptr ds = Upload(scale.data(), scale.size() * 4);
-    Check(dtype, s.m, s.n, s.k, x, w, scale, dx, dw, ds);
+    Problem p = NewProblem(dtype, xScale);
+    const Operand &x = p.x;
+    const std::vector<float> &scale = p.scale;
+    const CUdeviceptr dx = p.dx, dw = p.dw, ds = p.ds;
+    Check(dtype, s.m, s.n, s.k, x, p.w, scale, dx, dw, ds);
     // The weight changed in place between calls: nothing may be cached.
     Operand w2 = Random(dtype, size_t(s.n) * s.k, 0.02);
     ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(dw, w2.bytes.data(),
@@ -189,16 +206,9 @@ protected:
     const Shape &s = GetParam();
     for (const GemmConfig &config : GemmConfigs()) {
       SCOPED_TRACE(std::string(config.kernel));
-      Operand x = Random(config.dtype, size_t(s.m) * s.k, 1.0);
-      Operand w = Random(config.dtype, size_t(s.n) * s.k, 0.02);
-      std::vector<float> scale(s.n);
-      std::uniform_real_distribution<float> uniform(0.5f, 2.0f);
-      for (float &v : scale)
-        v = uniform(rng_);
-      CUdeviceptr dx = Upload(x.bytes.data(), x.bytes.size());
-      CUdeviceptr dw = Upload(w.bytes.data(), w.bytes.size());
-      CUdeviceptr ds = Upload(scale.data(), scale.size() * 4);
-      Check(config.dtype, s.m, s.n, s.k, x, w, scale, dx, dw, ds, Via::kKernel,
+      Problem p = NewProblem(config.dtype, 1.0);
+      Check(config.dtype, s.m, s.n, s.k, p.x, p.w, p.scale, p.dx, p.dw, p.ds,
+            Via::kKernel,
             &config);
     }
   }
