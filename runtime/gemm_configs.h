@@ -14,12 +14,14 @@
 namespace tilec {
 
 // One instance of the template: its kernel in the embedded "gemm" module,
-// the input dtype, and the output tile one program computes.
+// the input dtype, the output tile one program computes, and the depth of
+// its operand ring.
 struct GemmConfig {
   absl::string_view kernel;
   DType dtype;
   int tile_m;
   int tile_n;
+  int stages;
 };
 
 // Every instance the build embeds, for every target.

@@ -70,10 +70,13 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
             "gemm_fp8_64x128");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8448, 8192, kH200).kernel,
             "gemm_fp8_64x64");
+  // Fewer 64 x 64 programs than SMs (128): one per SM, 8-deep rings.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, kH200).kernel,
-            "gemm_fp8_64x32");
+            "gemm_fp8_64x64_s8");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
-            "gemm_bf16_64x64");
+            "gemm_bf16_64x64_s8");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1, 4096, 4096, kH200).kernel,
+            "gemm_bf16_64x64_s8");
   // Up to 128 rows take 64-row tiles: 2 x 128 programs of 64 x 64.
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64");
