@@ -11,10 +11,17 @@ alone with CUDA events, L2 flushed and the input rotated among several
 copies before every run, median of many runs; torch is timed in the same
 process on the same inputs.
 
+With --grid, times the grid of batch x n x k of the top-k issue instead
+(k <= n, inputs up to 16 GB; --batches/--ns/--ks narrow it): each point is
+checked, tilec and torch.topk are timed (a point tilec refuses is listed as
+such), and inputs over 16 MB are set against the time to read them once at
+the copy ceiling, measured in the same run by a device-to-device copy.
+
 With TILEC_BASELINE_LIB naming another build of the runtime library (e.g.
 one embedding an earlier compiler's kernels), that build is checked and
 timed too, in the same process on the same inputs (column 'base us').
 """
+import argparse
 import importlib.util
 import json
 import math
@@ -31,13 +38,92 @@ RUNS = 200
 COPIES = 4
 
 
+GRID_BATCHES = [1, 4, 64, 1024, 16384]
+GRID_NS = [64, 1000, 32000, 131072, 1000000]
+GRID_KS = [1, 8, 64, 256, 1024, 2048, 16384]
+GRID_MAX_BYTES = 16 << 30
+
+
 def check(x, k, values, indices):
     ref = torch.topk(x, k, dim=1, largest=True, sorted=True).values
     same = (values == ref) | (values.isnan() & ref.isnan())
     gathered = torch.gather(x, 1, indices)
     points = (gathered == values) | (gathered.isnan() & values.isnan())
-    unique = all(len(set(r.tolist())) == k for r in indices.cpu())
-    return bool(same.all()) and bool(points.all()) and unique
+    ordered = indices.sort(dim=1).values
+    unique = bool((ordered[:, 1:] != ordered[:, :-1]).all())
+    in_range = bool(((indices >= 0) & (indices < x.shape[1])).all())
+    return bool(same.all()) and bool(points.all()) and unique and in_range
+
+
+def adaptive_median(fn, flush, budget_s=0.25, most=100, fewest=5):
+    """time_median with as many runs as fit in about `budget_s` seconds."""
+    once = time_median(fn, flush, 1, warmup=1)
+    runs = int(max(fewest, min(most, budget_s / max(once * 1e-6, 1e-9))))
+    return time_median(fn, flush, runs, warmup=2)
+
+
+def grid(args):
+    flush = l2_flusher()
+    rows = []
+    print(f"{'batch':>6} {'n':>8} {'k':>6} {'tilec us':>10} {'torch us':>10} "
+          f"{'speedup':>8} {'read1 us':>9} {'x read1':>8} ok", flush=True)
+    for b in args.batches:
+        for n in args.ns:
+            nbytes = b * n * 4
+            if nbytes > GRID_MAX_BYTES:
+                continue
+            copies = COPIES if nbytes < (16 << 20) else 1
+            xs = [torch.randn(b, n, device="cuda") for _ in range(copies)]
+            read1 = None
+            if nbytes > (16 << 20):
+                dst = torch.empty_like(xs[0])
+                copy = adaptive_median(lambda i: dst.copy_(xs[0]), flush)
+                del dst
+                read1 = copy / 2  # a copy reads and writes the bytes once
+            for k in args.ks:
+                if k > n:
+                    continue
+                values = torch.full((b, k), float("nan"), device="cuda")
+                indices = torch.full((b, k), -1, device="cuda",
+                                     dtype=torch.int64)
+                row = dict(batch=b, n=n, k=k, read1_us=read1)
+                try:
+                    tilec.topk(xs[0], k, values, indices)
+                    torch.cuda.synchronize()
+                    row["correct"] = check(xs[0], k, values, indices)
+                    row["ours_us"] = adaptive_median(
+                        lambda i: tilec.topk(xs[i % copies], k, values,
+                                             indices), flush)
+                except Exception as e:  # a refused point is reported
+                    row["correct"] = None
+                    row["refused"] = str(e).splitlines()[0][:80]
+                row["torch_us"] = adaptive_median(
+                    lambda i: torch.topk(xs[i % copies], k, dim=1), flush)
+                ours = row.get("ours_us")
+                row["speedup"] = row["torch_us"] / ours if ours else None
+                rows.append(row)
+                print(f"{b:>6} {n:>8} {k:>6} "
+                      f"{ours if ours else float('nan'):>10.1f} "
+                      f"{row['torch_us']:>10.1f} "
+                      f"{row['speedup'] or float('nan'):>7.2f}x "
+                      f"{read1 if read1 else float('nan'):>9.1f} "
+                      f"{ours / read1 if ours and read1 else float('nan'):>8.2f}"
+                      f" {dict([(True, 'yes'), (False, 'NO'), (None, 'refused')])[row['correct']]}",
+                      flush=True)
+            del xs
+            torch.cuda.empty_cache()
+    timed = [r for r in rows if r.get("speedup")]
+    geo = math.exp(sum(math.log(r["speedup"]) for r in timed) / len(timed))
+    slower = [r for r in timed if r["speedup"] < 1]
+    print(f"grid: {len(rows)} points, {len(timed)} timed, "
+          f"{len(rows) - len(timed)} refused, {len(slower)} slower than "
+          f"torch.topk, geomean speedup {geo:.2f}x")
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "bench_topk_grid.json"), "w") as f:
+            json.dump(dict(rows=rows, geomean_speedup=geo), f, indent=1)
+    if any(r["correct"] is False for r in rows):
+        raise SystemExit(1)
 
 
 def load_baseline(lib):
@@ -59,7 +145,17 @@ def load_baseline(lib):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--batches", type=int, nargs="+",
+                        default=GRID_BATCHES)
+    parser.add_argument("--ns", type=int, nargs="+", default=GRID_NS)
+    parser.add_argument("--ks", type=int, nargs="+", default=GRID_KS)
+    args = parser.parse_args()
     torch.manual_seed(0)
+    if args.grid:
+        grid(args)
+        return
     flush = l2_flusher()
     print(f"device: {torch.cuda.get_device_name()}")
     baseline = os.environ.get("TILEC_BASELINE_LIB")

@@ -4,10 +4,12 @@
 #   1. every test binary and the Python tests;
 #   2. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      kernel GPU tests (SANITIZE_FILTER narrows them, e.g. '*Gemm*');
-#   3. the benchmarks named on the command line (bench_gemm.py ...).
+#   3. the benchmarks named on the command line (bench_gemm.py ...); an
+#      argument with spaces passes the rest to the script
+#      ('bench_topk.py --grid --batches 1 4').
 # Each step's log goes to $OUT; a summary line per step is printed.
 # SKIP_SANITIZERS=1 skips step 2.
-set -u
+set -u -o pipefail
 OUT=${OUT:-/tmp/tilec-out}
 mkdir -p "$OUT"
 export TILEC_RUNTIME_LIB=$PWD/build/lib/libtilec_runtime.so
@@ -49,6 +51,9 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
 fi
 
 for b in "$@"; do
-  python3 "bench/$b" 2>&1 | tee "$OUT/${b%.py}.log" || status=1
+  read -ra words <<< "$b"
+  log=$(echo "$b" | tr -c 'A-Za-z0-9_.\n-' _)
+  python3 "bench/${words[0]}" "${words[@]:1}" 2>&1 | tee "$OUT/${log%.py}.log" \
+    || status=1
 done
 exit $status
