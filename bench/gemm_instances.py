@@ -24,9 +24,11 @@ from timing import l2_flusher, time_median
 
 INSTANCES = {
     "fp8": ["gemm_fp8", "gemm_fp8_128x256", "gemm_fp8_64x128",
-            "gemm_fp8_64x64", "gemm_fp8_64x64_s8"],
+            "gemm_fp8_64x64", "gemm_fp8_64x64_s8", "gemm_fp8_ws",
+            "gemm_fp8_128x256_ws", "gemm_fp8_64x128_ws"],
     "bf16": ["gemm_bf16", "gemm_bf16_128x256", "gemm_bf16_64x128",
-             "gemm_bf16_64x64", "gemm_bf16_64x64_s8"],
+             "gemm_bf16_64x64", "gemm_bf16_64x64_s8", "gemm_bf16_ws",
+             "gemm_bf16_128x256_ws", "gemm_bf16_64x128_ws"],
 }
 SHAPES = [(4096, 4096, 4096), (4096, 14336, 4096), (32, 8192, 8192),
           (1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192),

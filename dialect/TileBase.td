@@ -63,6 +63,10 @@ def Tile_Dialect : Dialect {
     /// Integer attribute of a kernel: stages of its pipelined loops,
     /// overriding the pipeline's num-stages option.
     static constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
+    /// Bool attribute of a kernel: feed its TMA rings from a producer warp
+    /// of its own (tile.warp_specialize), overriding the pipeline's option.
+    static constexpr llvm::StringLiteral kWarpSpecializeAttrName =
+        "tile.warp_specialize";
     /// Unit attribute on an scf.for: keep its invariant code inside it.
     static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];

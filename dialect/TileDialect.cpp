@@ -223,6 +223,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is an integer in [1, 16] on a func.func";
     return success();
   }
+  if (name == kWarpSpecializeAttrName) {
+    if (!isa<func::FuncOp>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a bool on a func.func";
+    return success();
+  }
   if (name == kTargetAttrName) {
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitError()

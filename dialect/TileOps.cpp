@@ -391,6 +391,44 @@ LogicalResult MBarrierWaitOp::verify() {
   return verifyBarriers(*this, getBarriers().getType());
 }
 
+LogicalResult MBarrierArriveOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType());
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto func = dyn_cast<func::FuncOp>((*this)->getParentOp());
+  Operation *next = (*this)->getNextNode();
+  if (!func || !next || !isa<func::ReturnOp>(next))
+    return emitOpError() << "must be the last op of a kernel's body before "
+                            "its return";
+  // setmaxnreg is warpgroup-wide: the producer is a whole number of them.
+  if (getProducerWarps() % 4 != 0)
+    return emitOpError() << "producer_warps must be a multiple of 4 (whole "
+                            "warpgroups), got "
+                         << getProducerWarps();
+  if (getProducerRegisters().has_value() != getConsumerRegisters().has_value())
+    return emitOpError() << "takes both register counts or neither";
+  for (std::optional<uint32_t> count :
+       {getProducerRegisters(), getConsumerRegisters()})
+    if (count && (*count < 24 || *count > 256 || *count % 8 != 0))
+      return emitOpError() << "register counts are multiples of 8 in [24, "
+                              "256], got "
+                           << *count;
+  if (getProducerRegisters()) {
+    int64_t producers = 32 * getProducerWarps();
+    int64_t consumers = 32 * getNumWarps(func);
+    if (producers * *getProducerRegisters() +
+            consumers * *getConsumerRegisters() >
+        65536)
+      return emitOpError() << "gives " << producers << " producer threads "
+                           << *getProducerRegisters() << " registers and "
+                           << consumers << " consumer threads "
+                           << *getConsumerRegisters()
+                           << ": more than the 65536 of a block";
+  }
+  return success();
+}
+
 LogicalResult MakeTensorMapOp::verify() {
   ViewType view = getView().getType();
   TensorMapType map = getResult().getType();

@@ -373,6 +373,61 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
   let hasVerifier = 1;
 }
 
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "every thread arrives on a barrier";
+  let description = [{
+    Each thread that executes it arrives once on mbarrier `index` of
+    `barriers`, after its earlier memory accesses (release semantics): a
+    barrier initialized with the count of those threads completes its
+    phase once all of them have arrived. A warp-specialized ring's
+    consumers signal with it that they are done reading a stage.
+
+    ```mlir
+    tile.mbarrier_arrive %empty[%stage] : !tile.smem<4xi64>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    RecursiveMemoryEffects, NoTerminator, SingleBlock]> {
+  let summary = "split a kernel into a producer warp and its consumers";
+  let description = [{
+    The kernel's `tile.num_warps` warps (the consumers) run the
+    `consumers` region; `producer_warps` more warps (a warpgroup) are
+    launched for the `producer` region, which the first of them runs, and
+    leave the kernel after it. With register counts, each warpgroup then
+    sets its register budget (setmaxnreg): the producer gives registers up
+    and the consumers take them, so that their accumulators need not fit
+    the budget of the whole block. Barriers of the program in the consumer
+    region count the consumers only. It must be the last op of its kernel
+    before the return: nothing after it would run on every warp.
+
+    ```mlir
+    tile.warp_specialize producer_warps 4 registers(40, 232) {
+      scf.for %i = %c0 to %n step %c1 { ... tile.tma_copy ... }
+    } consumers {
+      ... tile.mbarrier_wait, tile.dot, tile.mbarrier_arrive ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producer_warps,
+                       OptionalAttr<I32Attr>:$producer_registers,
+                       OptionalAttr<I32Attr>:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumers);
+  let assemblyFormat = [{
+    `producer_warps` $producer_warps
+    (`registers` `(` $producer_registers^ `,` $consumer_registers `)`)?
+    $producer `consumers` $consumers attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "bulk tensor copy of a tile into a buffer stage";
   let description = [{

@@ -35,6 +35,9 @@ namespace {
 /// Threads of the kernel `op` is in, before or after its function is
 /// converted (nvvm.reqntid then holds the block size).
 int64_t getKernelThreads(Operation *op) {
+  // In a warp-specialized kernel the consumers copy alone.
+  if (int64_t consumers = getConsumerThreads(op))
+    return consumers;
   if (auto func = op->getParentOfType<func::FuncOp>())
     return 32 * int64_t(getNumWarps(func));
   auto func = op->getParentOfType<LLVM::LLVMFuncOp>();

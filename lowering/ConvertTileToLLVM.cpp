@@ -181,6 +181,7 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     declareSharedMemory(module);
     guardRemoteSharedStores(module);
+    lowerWarpSpecialize(module);
     if (failed(allocateTensorMemory(module)))
       return signalPassFailure();
 
@@ -214,6 +215,7 @@ struct ConvertTileToLLVMPass
                                       std::move(patterns))))
       return signalPassFailure();
     removeRedundantBarriers(module);
+    retargetConsumerBarriers(module);
   }
 };
 } // namespace

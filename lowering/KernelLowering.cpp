@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lowering/LoweringUtils.h"
 #include "lowering/Patterns.h"
 
 #include "dialect/TileDialect.h"
@@ -183,7 +184,8 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
       Type ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
       params.push_back(ptr);
     }
-    unsigned threads = getNumWarps(func) * 32;
+    // Producer warps of a warp-specialized kernel come on top of its own.
+    unsigned threads = getNumWarps(func) * 32 + getProducerThreads(func);
     auto llvmType = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(rewriter.getContext()), params);
     auto llvmFunc = LLVM::LLVMFuncOp::create(rewriter, func.getLoc(),

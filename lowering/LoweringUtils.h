@@ -78,6 +78,21 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
 /// CTA-wide barrier.
 void ctaBarrier(OpBuilder &b, Location loc);
 
+/// Warp specialization (WarpSpecializeLowering.cpp): the thread index
+/// counted from the first thread of the role `op` runs in (the producer
+/// warp, or the consumers from 0); the consumer threads when `op` runs in
+/// a consumer branch, else 0; the producer threads `func` launches beyond
+/// tile.num_warps (before or after lowerWarpSpecialize).
+Value getRoleThreadId(OpBuilder &b, Location loc, Operation *op);
+int64_t getConsumerThreads(Operation *op);
+int64_t getProducerThreads(Operation *func);
+
+/// Rewrites each tile.warp_specialize into a branch on the thread index,
+/// before the conversion; after it, points the consumer branches'
+/// program-wide barriers at a barrier of the consumers alone.
+void lowerWarpSpecialize(ModuleOp module);
+void retargetConsumerBarriers(ModuleOp module);
+
 /// Address (ptr<3>) of element `index` (i32) of type `elementType` in the
 /// scratch shared memory.
 Value getScratchAddress(OpBuilder &b, Location loc, Operation *from,

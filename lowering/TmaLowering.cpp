@@ -9,9 +9,10 @@
 //   of the first warp; the TMA unit writes each box in the tensor map's
 //   swizzle, which, for stages that start on a 1024-byte period, is the
 //   layout the tensor-core lowerings read (see OperandStaging.h).
-// - tile.mbarrier_init, _expect and _wait are mbarrier.init (then the
-//   fence that publishes it and a barrier), mbarrier.arrive.expect_tx by
-//   thread 0, and a try_wait.parity loop by every thread.
+// - tile.mbarrier_init, _expect, _wait and _arrive are mbarrier.init (then
+//   the fence that publishes it and a barrier), mbarrier.arrive.expect_tx
+//   by thread 0 (of the producer warp, in a warp-specialized kernel), a
+//   try_wait.parity loop and an mbarrier.arrive by every thread.
 // - tile.view_aligned tests base and strides for the 16-byte alignment
 //   tensor maps need, as the runtime does before it encodes one.
 // - tile.barrier is bar.sync 0.
@@ -28,12 +29,12 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether this is thread 0 of the program (the thread that initializes
-/// and arrives on mbarriers).
-Value isThreadZero(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                              i32Const(b, loc, 0));
+/// Whether this is thread 0 of the role `op` runs in (of the program, or
+/// of a warp-specialized kernel's producer): the thread that initializes
+/// and arrives on mbarriers.
+Value isThreadZero(OpBuilder &b, Location loc, Operation *op) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                              getRoleThreadId(b, loc, op), i32Const(b, loc, 0));
 }
 
 /// The address (ptr<3>) of mbarrier `index` (i32) of a barrier buffer.
@@ -107,7 +108,7 @@ struct MBarrierInitLowering : public OpConversionPattern<MBarrierInitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value first = isThreadZero(b, loc);
+    Value first = isThreadZero(b, loc, op);
     Value count = i32Const(b, loc, op.getCount());
     int64_t barriers = op.getBarriers().getType().getShape()[0];
     for (int64_t i = 0; i < barriers; ++i)
@@ -133,7 +134,7 @@ struct MBarrierExpectLowering : public OpConversionPattern<MBarrierExpectOp> {
         b, loc, /*res=*/Type(),
         barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
         i32Const(b, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
-        /*relaxed=*/false, isThreadZero(b, loc));
+        /*relaxed=*/false, isThreadZero(b, loc, op));
     rewriter.eraseOp(op);
     return success();
   }
@@ -151,6 +152,21 @@ struct MBarrierWaitLowering : public OpConversionPattern<MBarrierWaitOp> {
     NVVM::MBarrierTryWaitParityOp::create(
         b, loc, barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
         adaptor.getPhase(), i32Const(b, loc, kSuspendHint));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierArriveOp::create(
+        rewriter, loc, Type(),
+        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -179,8 +195,9 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
                   adaptor.getBarrier().front());
     Value row0 = adaptor.getOffsets()[0].front();
     Value col0 = adaptor.getOffsets()[1].front();
-    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-    // Box j (rows j·boxRows ..) is issued by thread j of the first warp.
+    Value tid = getRoleThreadId(b, loc, op);
+    // Box j (rows j·boxRows ..) is issued by thread j of the role's first
+    // warp.
     for (int64_t first = 0; first < boxes; first += 32) {
       Value box = LLVM::AddOp::create(b, loc, tid, i32Const(b, loc, first));
       Value issues = LLVM::ICmpOp::create(
@@ -224,8 +241,8 @@ struct BarrierLowering : public OpConversionPattern<BarrierOp> {
 
 void mlir::tile::populateTmaPatterns(TileTypeConverter &converter,
                                      RewritePatternSet &patterns) {
-  patterns.add<MakeTensorMapLowering, ViewAlignedLowering,
-               MBarrierInitLowering, MBarrierExpectLowering,
-               MBarrierWaitLowering, TmaCopyLowering, BarrierLowering>(
+  patterns.add<MakeTensorMapLowering, ViewAlignedLowering, MBarrierInitLowering,
+               MBarrierExpectLowering, MBarrierWaitLowering,
+               MBarrierArriveLowering, TmaCopyLowering, BarrierLowering>(
       converter, patterns.getContext());
 }

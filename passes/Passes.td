@@ -92,6 +92,18 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     `tile.barrier` before a stage is refilled); otherwise the cp.async
     ring above runs. Both versions share the buffers.
 
+    With `warp-specialize` (or a kernel's `tile.warp_specialize = true`),
+    a TMA ring of a loop at the top level of its kernel is fed by a warp
+    of its own: the kernel's remaining ops move into the consumer region of
+    a `tile.warp_specialize`, whose producer region runs the copies of
+    every iteration, each stage refilled once the consumers' arrivals on
+    its "empty" mbarrier (`tile.mbarrier_arrive`, after the dot that read
+    it has retired) complete its phase; the consumers wait on the "full"
+    mbarriers only, without block-wide barriers. When the block then holds
+    more than 256 threads, the producer warpgroup gives registers to the
+    consumers (setmaxnreg) and the kernel's register cap is set to what
+    the whole block may take. Rings of tcgen05 dots are not specialized.
+
     Copies and loads past the last iteration are bounds-checked by their
     view, so they are safe. Runs after `tile-assign-layouts` (it needs the
     dots' layouts). `num-stages` 1 leaves loops unchanged.
@@ -104,7 +116,10 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
            "most iterations a load kept in registers is issued ahead">,
     Option<"target", "target", "std::string", "\"\"",
            "GPU target; on targets with TMA (sm_90a, sm_100a) rings of "
-           "16-byte aligned views are filled by TMA, others by cp.async">
+           "16-byte aligned views are filled by TMA, others by cp.async">,
+    Option<"warpSpecialize", "warp-specialize", "bool", "false",
+           "feed TMA rings from a producer warp of their own (a kernel's "
+           "tile.warp_specialize attribute overrides it)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

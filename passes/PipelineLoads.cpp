@@ -634,6 +634,148 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   finishRing(loop, ring, buffers, read);
 }
 
+/// Register budgets of a warp-specialized kernel of `consumerWarps` warps
+/// plus a producer warpgroup: none while the block has at most 256 threads
+/// (each may then hold 255 registers), else the producer's 40 and what is
+/// left for each consumer, in setmaxnreg's multiples of 8.
+std::optional<std::pair<int64_t, int64_t>>
+getSpecializedRegisters(int64_t consumerWarps) {
+  constexpr int64_t kFileRegisters = 65536, kProducerRegisters = 40;
+  int64_t consumers = 32 * consumerWarps;
+  if (consumers + 128 <= 256)
+    return std::nullopt;
+  int64_t left = (kFileRegisters - 128 * kProducerRegisters) / consumers;
+  return std::make_pair(kProducerRegisters,
+                        std::min<int64_t>(256, left / 8 * 8));
+}
+
+/// Feeds the TMA ring of `loop` (the then-branch of `version`, at the top
+/// level of its kernel) from a producer warp:
+///
+///   tile.warp_specialize {
+///     if aligned: for each iteration i: wait until the consumers released
+///       stage i % S (phase ((i / S) + 1) % 2 of empty barrier i % S, which
+///       holds at once while i < S), announce its bytes on full barrier
+///       i % S and copy iteration i into it
+///   } consumers {
+///     version (then: iteration i waits for phase (i / S) % 2 of full
+///       barrier i % S, runs its dots and releases the stage the retired
+///       dot read: i - 1's after a dot_wait pending 1, i's for synchronous
+///       dots) and the rest of the kernel
+///   }
+///
+/// Every consumer thread arrives, so the empty barriers count the consumer
+/// threads; the producer issues exactly the loop's iterations, so nothing
+/// is in flight after it.
+void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
+                             ArrayRef<Value> buffers, ArrayRef<Value> maps,
+                             Value full, scf::IfOp version) {
+  Location loc = loop.getLoc();
+  MLIRContext *context = loop.getContext();
+  auto func = cast<func::FuncOp>(version->getParentOp());
+  int64_t consumerWarps = getNumWarps(func);
+  OpBuilder b(version);
+  Value empty =
+      AllocSharedOp::create(b, loc,
+                            SharedBufferType::get(context, {ring.stages},
+                                                  b.getI64Type(), Attribute()),
+                            IntegerAttr());
+  MBarrierInitOp::create(b, loc, empty, 32 * consumerWarps);
+
+  Value stages = i32Constant(b, loc, ring.stages);
+  Value one = i32Constant(b, loc, 1);
+  Value zero = i32Constant(b, loc, 0);
+  std::optional<std::pair<int64_t, int64_t>> registers =
+      getSpecializedRegisters(consumerWarps);
+  auto specialize = WarpSpecializeOp::create(
+      b, loc, b.getI32IntegerAttr(4),
+      registers ? b.getI32IntegerAttr(registers->first) : IntegerAttr(),
+      registers ? b.getI32IntegerAttr(registers->second) : IntegerAttr());
+  if (registers) {
+    // The block's cap, which setmaxnreg then redistributes.
+    int64_t cap = 65536 / (32 * consumerWarps + 128) / 8 * 8;
+    auto current =
+        func->getAttrOfType<IntegerAttr>(TileDialect::kMaxRegistersAttrName);
+    if (!current || current.getInt() > cap)
+      func->setAttr(TileDialect::kMaxRegistersAttrName,
+                    b.getI32IntegerAttr(cap));
+  }
+  Block *producer = b.createBlock(&specialize.getProducer());
+  Block *consumers = b.createBlock(&specialize.getConsumers());
+  // The consumers take the rest of the kernel.
+  Operation *end = version->getBlock()->getTerminator();
+  consumers->getOperations().splice(consumers->end(),
+                                    version->getBlock()->getOperations(),
+                                    version->getIterator(), end->getIterator());
+
+  int64_t stageBytes = 0;
+  for (const StagedLoad &staged : ring.loads)
+    stageBytes += getStageBytes(staged.bufferType);
+
+  b.setInsertionPointToStart(producer);
+  auto aligned = scf::IfOp::create(b, loc, TypeRange(), version.getCondition(),
+                                   /*withElseRegion=*/false);
+  b.setInsertionPointToStart(aligned.thenBlock());
+  auto copies = scf::ForOp::create(b, loc, loop.getLowerBound(),
+                                   loop.getUpperBound(), loop.getStep());
+  b.setInsertionPointToStart(copies.getBody());
+  Value iv = copies.getInductionVar();
+  Value iteration = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value stage = arith::RemUIOp::create(b, loc, iteration, stages);
+  Value released = arith::AndIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, iteration, stages), one),
+      one);
+  MBarrierWaitOp::create(b, loc, empty, stage, released);
+  MBarrierExpectOp::create(b, loc, full, stage, stageBytes);
+  for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps))
+    TmaCopyOp::create(b, loc, map,
+                      cloneOffsetsAt(b, staged, loop.getInductionVar(), iv),
+                      buffer, stage, full, stage);
+
+  b.setInsertionPointToStart(loop.getBody());
+  Value consumed = getIterationNumber(b, loop);
+  Value read = arith::RemUIOp::create(b, loc, consumed, stages);
+  Value phase = arith::AndIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, consumed, stages), one);
+  MBarrierWaitOp::create(b, loc, full, read, phase);
+  bool asyncDots = !ring.dots.empty();
+  finishRing(loop, ring, buffers, read);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  if (!asyncDots) {
+    MBarrierArriveOp::create(b, loc, empty, read);
+    return;
+  }
+  // After this iteration's dot_wait pending 1, the previous iteration's dot
+  // is done with its stage.
+  auto hasPrevious = scf::IfOp::create(
+      b, loc, TypeRange(),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, consumed, zero),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(hasPrevious.thenBlock());
+  Value previous = arith::RemUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, consumed,
+                            arith::SubIOp::create(b, loc, stages, one)),
+      stages);
+  MBarrierArriveOp::create(b, loc, empty, previous);
+}
+
+/// Whether the TMA version `version` of a ring's loop can take a producer
+/// warp: it sits in its kernel's body, which holds no other specialization,
+/// and its dots do not complete on mbarriers (tcgen05).
+bool canSpecialize(scf::IfOp version, const Ring &ring) {
+  auto func = dyn_cast<func::FuncOp>(version->getParentOp());
+  if (!func || ring.consumed)
+    return false;
+  bool other = false;
+  func.walk([&](WarpSpecializeOp) { other = true; });
+  return !other;
+}
+
 /// Stages the dot operands `candidates` loads in shared memory: a ring of
 /// buffers filled asynchronously ahead of the dots. With `tma`, when every
 /// staged view can be described by a tensor map, the loop is versioned on
@@ -641,7 +783,8 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
 /// tensor maps need), cp.async (with its element-wise fallback) otherwise,
 /// both into the same buffers.
 void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
-                         int64_t numStages, int64_t ringBytes, bool tma) {
+                         int64_t numStages, int64_t ringBytes, bool tma,
+                         bool specialize) {
   FailureOr<Ring> ring = planRing(loop, candidates, numStages, ringBytes);
   if (failed(ring))
     return;
@@ -711,13 +854,15 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   auto [copyLoop, copyRing] = cloneInto(version.elseBlock());
   loop.replaceAllUsesWith(version.getResults());
   loop.erase();
-  emitTmaRing(tmaLoop, tmaRing, buffers, maps, barriers);
   emitCpAsyncRing(copyLoop, copyRing, buffers);
+  if (specialize && canSpecialize(version, tmaRing))
+    emitWarpSpecializedRing(tmaLoop, tmaRing, buffers, maps, barriers, version);
+  else
+    emitTmaRing(tmaLoop, tmaRing, buffers, maps, barriers);
 }
 
 void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
-                  unsigned registerAhead,
-                  bool tma) {
+                  unsigned registerAhead, bool tma, bool specialize) {
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator())
     if (mayWrite(&op))
@@ -733,7 +878,7 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
   }
   loop = queueInRegisters(loop, queued,
                           std::min<unsigned>(numStages, registerAhead + 1));
-  stageInSharedMemory(loop, staged, numStages, ringBytes, tma);
+  stageInSharedMemory(loop, staged, numStages, ringBytes, tma, specialize);
 }
 
 struct PipelineLoadsPass
@@ -755,7 +900,12 @@ struct PipelineLoadsPass
       tma = info->hasTma();
       ringBytes = std::max(ringBytes, info->getMaxSharedBytes() - 32 * 1024);
     }
-    SmallVector<std::pair<scf::ForOp, unsigned>> loops;
+    struct Plan {
+      scf::ForOp loop;
+      unsigned stages;
+      bool specialize;
+    };
+    SmallVector<Plan> loops;
     getOperation().walk([&](func::FuncOp func) {
       if (!isKernel(func))
         return;
@@ -764,10 +914,17 @@ struct PipelineLoadsPass
       if (auto attr =
               func->getAttrOfType<IntegerAttr>(TileDialect::kNumStagesAttrName))
         stages = attr.getInt();
-      func.walk([&](scf::ForOp loop) { loops.push_back({loop, stages}); });
+      bool specialize = warpSpecialize;
+      if (auto attr = func->getAttrOfType<BoolAttr>(
+              TileDialect::kWarpSpecializeAttrName))
+        specialize = attr.getValue();
+      func.walk([&](scf::ForOp loop) {
+        loops.push_back({loop, stages, specialize});
+      });
     });
-    for (auto [loop, stages] : loops)
-      pipelineLoop(loop, stages, ringBytes, registerAhead, tma);
+    for (const Plan &plan : loops)
+      pipelineLoop(plan.loop, plan.stages, ringBytes, registerAhead, tma,
+                   plan.specialize);
   }
 };
 } // namespace

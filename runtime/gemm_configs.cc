@@ -20,12 +20,20 @@ constexpr GemmConfig kConfigs[] = {
     {"gemm_fp8_64x128", DType::kF8E4M3, 64, 128, 5},
     {"gemm_fp8_64x64", DType::kF8E4M3, 64, 64, 5},
     {"gemm_fp8_64x64_s8", DType::kF8E4M3, 64, 64, 8},
+    {"gemm_bf16_ws", DType::kBF16, 128, 128, 5, true},
+    {"gemm_bf16_128x256_ws", DType::kBF16, 128, 256, 4, true},
+    {"gemm_bf16_64x128_ws", DType::kBF16, 64, 128, 5, true},
+    {"gemm_fp8_ws", DType::kF8E4M3, 128, 128, 5, true},
+    {"gemm_fp8_128x256_ws", DType::kF8E4M3, 128, 256, 4, true},
+    {"gemm_fp8_64x128_ws", DType::kF8E4M3, 64, 128, 5, true},
 };
 
-const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0) {
+const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0,
+                       bool warp_specialized = false) {
   for (const GemmConfig &config : kConfigs)
     if (config.dtype == dtype && config.tile_m == tile_m &&
-        config.tile_n == tile_n && (stages == 0 || config.stages == stages))
+        config.tile_n == tile_n && (stages == 0 || config.stages == stages) &&
+        config.warp_specialized == warp_specialized)
       return config;
   // The 128 x 128 instance exists for both dtypes.
   return Find(dtype, 128, 128);

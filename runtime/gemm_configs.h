@@ -22,6 +22,8 @@ struct GemmConfig {
   int tile_m;
   int tile_n;
   int stages;
+  // A producer warp of its own feeds the TMA ring (sm_90a).
+  bool warp_specialized = false;
 };
 
 // Every instance the build embeds, for every target.
