@@ -252,9 +252,9 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
       }
     }
     EXPECT_EQ(bad, 0) << bad << " of " << n << " outputs off";
-    std::printf("[ kda ] %s, %s: max |o - ref| = %.3g (tolerance %.3g, "
-                "max |ref| = %.3g)\n",
-                c.name.c_str(), schedule_name, worst, tol, largest);
+    std::printf("[ kda ] %s, %s, seed %u: max |o - ref| = %.3g (tolerance "
+                "%.3g, max |ref| = %.3g)\n",
+                c.name.c_str(), schedule_name, seed_, worst, tol, largest);
 
     if (c.final_state) {
       std::vector<float> st(state_elems);
