@@ -18,8 +18,9 @@ output poisoned with NaN first, tolerance 0.05 absolute on o. Then both
 are timed with CUDA events around the call alone, L2 flushed before every
 run, median of many runs after a warm-up, inputs rotated among copies.
 Without fla-core the check falls back to a float32 recurrence in torch and
-only ours is timed. Both schedules of tilec.kda_forward (two-phase, the
-default, and the single kernel) are checked and timed. Exits non-zero when
+only ours is timed. Every schedule of tilec.kda_forward (two-phase, the
+default; two-phase with a bf16 chain; the single kernel) is checked and
+timed. Exits non-zero when
 a check fails.
 """
 import sys
@@ -36,7 +37,7 @@ DIM = 128
 RUNS = 30
 COPIES = 3
 ATOL = 0.05
-SCHEDULES = ("two_phase", "single")
+SCHEDULES = ("two_phase", "two_phase_bf16", "single")
 
 
 def make_inputs(b, t, h, d=DIM):

@@ -73,10 +73,12 @@ absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
     return absl::InvalidArgumentError(
         absl::StrCat("argument 'scale' is ", scale, "; expected a number"));
   if (options.schedule != KdaSchedule::kTwoPhase &&
-      options.schedule != KdaSchedule::kSingleKernel)
-    return absl::InvalidArgumentError(
-        absl::StrCat("argument 'schedule' is ", int(options.schedule),
-                     "; expected 0 (two-phase) or 1 (single kernel)"));
+      options.schedule != KdaSchedule::kSingleKernel &&
+      options.schedule != KdaSchedule::kTwoPhaseBf16Chain)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'schedule' is ", int(options.schedule),
+        "; expected 0 (two-phase), 1 (single kernel) or 2 (two-phase, bf16 "
+        "chain)"));
   int64_t sequences = batch;
   if (options.cu_seqlens) {
     TILEC_RETURN_IF_ERROR(CheckTensor("cu_seqlens", *options.cu_seqlens,
@@ -174,13 +176,16 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
     return KernelArg::Ptr(t ? t->data : nullptr);
   };
   const int64_t chunks = (int64_t(tokens) + kKdaChunk - 1) / kKdaChunk;
-  if (options.schedule == KdaSchedule::kTwoPhase && chunks <= kMaxGridYZ) {
+  if (options.schedule != KdaSchedule::kSingleKernel && chunks <= kMaxGridYZ) {
     absl::StatusOr<const Kernel *> prep = GetEmbeddedKernel(
         kModuleName, absl::StrCat("kda_prep", suffix), *device);
     if (!prep.ok())
       return prep.status();
+    const bool bf16_chain = options.schedule == KdaSchedule::kTwoPhaseBf16Chain;
     absl::StatusOr<const Kernel *> chain = GetEmbeddedKernel(
-        kModuleName, absl::StrCat("kda_chain", suffix), *device);
+        kModuleName,
+        absl::StrCat(bf16_chain ? "kda_chain_bf16" : "kda_chain", suffix),
+        *device);
     if (!chain.ok())
       return chain.status();
     const ScratchRequest requests[] = {

@@ -166,7 +166,8 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
  * packed along T, B = 1; read on the device) may each be NULL (absent);
  * without cu_seqlens N = B. scale multiplies q (usually K^-0.5). schedule:
  * 0 two launches (per-chunk work in parallel, then the chain over chunks),
- * 1 one kernel (runtime/kda.h, KdaSchedule). */
+ * 1 one kernel, 2 as 0 with the chain's products on bf16 operands
+ * (runtime/kda.h, KdaSchedule). */
 int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *v, const tilec_tensor *g,
                              const tilec_tensor *beta, float scale,

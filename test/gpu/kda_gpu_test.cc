@@ -5,8 +5,9 @@
 //   o_t = scale·Sᵀq_t
 // from the bf16 (and f32 g) values the kernel reads. The output and the
 // final state are poisoned with NaN before every launch, so rows the
-// kernel does not write show. Every case runs both schedules (two-phase
-// and single kernel). Skips when no CUDA device is present.
+// kernel does not write show. Every case runs every schedule (two-phase,
+// single kernel, two-phase with a bf16 chain). Skips when no CUDA device is
+// present.
 //
 // Cases (KERNELS.md §4): the deck shapes; q, k, v scaled by 1e-2 (atol
 // 5e-4) and by 2 (atol 5e-2); long memory (g ≈ −0.003, beta ≈ 0.8);
@@ -209,9 +210,12 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
   // Both schedules on the same inputs, each on a poisoned output: nothing
   // may depend on what the other left behind.
   for (KdaSchedule schedule :
-       {KdaSchedule::kTwoPhase, KdaSchedule::kSingleKernel}) {
-    const char *schedule_name =
-        schedule == KdaSchedule::kTwoPhase ? "two-phase" : "single kernel";
+       {KdaSchedule::kTwoPhase, KdaSchedule::kSingleKernel,
+        KdaSchedule::kTwoPhaseBf16Chain}) {
+    const char *schedule_name = schedule == KdaSchedule::kTwoPhase ? "two-phase"
+                                : schedule == KdaSchedule::kSingleKernel
+                                    ? "single kernel"
+                                    : "two-phase bf16 chain";
     SCOPED_TRACE(schedule_name);
     options.schedule = schedule;
     // Two bf16 NaNs per word; D is even.

@@ -633,7 +633,8 @@ def _kda_reference(torch, q, k, v, g, beta, scale, h0, cu):
     return o.unsqueeze(0), torch.stack(states)
 
 
-@pytest.mark.parametrize("schedule", ["two_phase", "single"])
+@pytest.mark.parametrize("schedule", ["two_phase", "single",
+                                      "two_phase_bf16"])
 def test_kda_forward_matches_recurrence(schedule):
     """Packed sequences (int64 offsets, converted), an initial and a final
     state, K = V = 64; both schedules."""

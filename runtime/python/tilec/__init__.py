@@ -641,11 +641,12 @@ def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
     (N, H, K, V) float32 when ``output_final_state`` (or a ``final_state``
     tensor is given, which is written), else None. ``schedule``:
     "two_phase" (per-chunk work in parallel programs, then the chain over
-    chunks) or "single" (one kernel)."""
-    schedules = {"two_phase": 0, "single": 1}
+    chunks), "single" (one kernel) or "two_phase_bf16" (the chain's
+    products on bf16 operands, fp32 accumulation and state)."""
+    schedules = {"two_phase": 0, "single": 1, "two_phase_bf16": 2}
     if schedule not in schedules:
         raise TilecError(f"tilec.kda_forward: argument 'schedule' must be "
-                         f"'two_phase' or 'single', got {schedule!r}")
+                         f"one of {sorted(schedules)}, got {schedule!r}")
     handle = _stream_handle(stream, _device_index(q))
     qt = _TensorArg(q, "q", handle)
     if scale is None:
