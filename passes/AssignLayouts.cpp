@@ -65,10 +65,12 @@ chooseMmaWarps(int64_t m, int64_t n, unsigned numWarps) {
 }
 
 /// The instruction shape (M, N, K) of the mma.sync a dot of `elementType`
-/// operands uses on `target`: m16n8k16 for 16-bit types; m16n8k32 for fp8
-/// where the target multiplies fp8 (sm_89 and later), otherwise m16n8k16
-/// on operands widened to bf16.
+/// operands uses on `target`: m16n8k16 for 16-bit types; m16n8k8 for f32
+/// (multiplied as tf32); m16n8k32 for fp8 where the target multiplies fp8
+/// (sm_89 and later), otherwise m16n8k16 on operands widened to bf16.
 SmallVector<unsigned> getMmaSyncInstr(Type elementType, StringRef target) {
+  if (elementType.isF32())
+    return {16, 8, 8};
   bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elementType);
   std::optional<TargetInfo> info = TargetInfo::get(target);
   if (fp8 && info && info->hasFp8MmaSync())

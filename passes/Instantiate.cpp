@@ -213,17 +213,20 @@ static LogicalResult substitute(func::FuncOp func, const Bindings &bindings) {
       if (TypedAttr converted = convertScalar(pad, element))
         op->setAttr("padding", converted);
     }
+    // Identities are replaced after the walk, so that the ops after them
+    // still see the retyped result they follow (e.g. a transpose of it).
     if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
-        op->getOperand(0).getType() == op->getResult(0).getType()) {
-      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+        op->getOperand(0).getType() == op->getResult(0).getType())
       identities.push_back(op);
-    }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  for (Operation *op : identities)
+  for (Operation *op : identities) {
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
     op->erase();
+  }
   // Branches yield what their regions computed.
   func.walk([&](scf::IfOp branch) {
     if (branch.getNumResults() == 0)

@@ -14,6 +14,7 @@
 #include "runtime/context.h"
 #include "runtime/embedded.h"
 #include "runtime/gemm.h"
+#include "runtime/kda.h"
 #include "runtime/module.h"
 #include "runtime/paged_decode.h"
 #include "runtime/softmax.h"
@@ -397,6 +398,51 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
       return out_ref.status();
     return tilec::PagedDecode(*query_ref, *kv_ref, *table_ref, *lens_ref,
                               *out_ref, static_cast<CUstream>(stream));
+  });
+}
+
+int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
+                             const tilec_tensor *v, const tilec_tensor *g,
+                             const tilec_tensor *beta, float scale,
+                             const tilec_tensor *o,
+                             const tilec_tensor *initial_state,
+                             const tilec_tensor *final_state,
+                             const tilec_tensor *cu_seqlens, int schedule,
+                             void *stream) {
+  return Guarded(__func__, [&]() -> absl::Status {
+    const std::pair<const tilec_tensor *, const char *> required[] = {
+        {q, "q"}, {k, "k"}, {v, "v"}, {g, "g"}, {beta, "beta"}, {o, "o"}};
+    tilec::TensorRef refs[6];
+    for (int i = 0; i < 6; ++i) {
+      absl::StatusOr<tilec::TensorRef> ref =
+          ToTensorRef(required[i].first, required[i].second);
+      if (!ref.ok())
+        return ref.status();
+      refs[i] = *std::move(ref);
+    }
+    const std::pair<const tilec_tensor *, const char *> optional[] = {
+        {initial_state, "initial_state"},
+        {final_state, "final_state"},
+        {cu_seqlens, "cu_seqlens"}};
+    tilec::TensorRef optional_refs[3];
+    const tilec::TensorRef *present[3] = {nullptr, nullptr, nullptr};
+    for (int i = 0; i < 3; ++i) {
+      if (optional[i].first == nullptr)
+        continue;
+      absl::StatusOr<tilec::TensorRef> ref =
+          ToTensorRef(optional[i].first, optional[i].second);
+      if (!ref.ok())
+        return ref.status();
+      optional_refs[i] = *std::move(ref);
+      present[i] = &optional_refs[i];
+    }
+    tilec::KdaOptions options;
+    options.schedule = static_cast<tilec::KdaSchedule>(schedule);
+    options.initial_state = present[0];
+    options.final_state = present[1];
+    options.cu_seqlens = present[2];
+    return tilec::KdaForward(refs[0], refs[1], refs[2], refs[3], refs[4], scale,
+                             refs[5], options, static_cast<CUstream>(stream));
   });
 }
 

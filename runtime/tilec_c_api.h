@@ -159,6 +159,24 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
                               const tilec_tensor *seq_lens,
                               const tilec_tensor *out, void *stream);
 
+/* KDA chunked forward (runtime/kda.h): q, k (B, T, H, K) bf16, v (B, T,
+ * H, V) bf16, g (B, T, H, K) f32 raw log-decay, beta (B, T, H) bf16, o
+ * (B, T, H, V) bf16 written; K = V, 64 or 128. initial_state and
+ * final_state (N, H, K, V) f32 and cu_seqlens (N + 1,) int32 (sequences
+ * packed along T, B = 1; read on the device) may each be NULL (absent);
+ * without cu_seqlens N = B. scale multiplies q (usually K^-0.5). schedule:
+ * 0 two launches (per-chunk work in parallel, then the chain over chunks),
+ * 1 one kernel, 2 as 0 with the chain's products on bf16 operands
+ * (runtime/kda.h, KdaSchedule). */
+int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
+                             const tilec_tensor *v, const tilec_tensor *g,
+                             const tilec_tensor *beta, float scale,
+                             const tilec_tensor *o,
+                             const tilec_tensor *initial_state,
+                             const tilec_tensor *final_state,
+                             const tilec_tensor *cu_seqlens, int schedule,
+                             void *stream);
+
 /* The same over contiguous matrices given as pointers, with the same
  * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x.
  * Sizes are 64-bit; each of rows, cols, batch and n must be at most

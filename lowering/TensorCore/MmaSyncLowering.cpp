@@ -18,7 +18,10 @@
 //     epilogue, reductions and stores read it without conversion.
 //
 // fp8 operands on sm_80, which has no fp8 mma.sync, are widened to bf16 as
-// they are staged (exactly: every e4m3/e5m2 value is a bf16 value).
+// they are staged (exactly: every e4m3/e5m2 value is a bf16 value). f32
+// operands are multiplied as tf32 on m16n8k8, rounded to nearest as they
+// are staged: 32 bytes of K per step as for the other types, and the
+// ldmatrix fragments of 16-bit pairs are the tf32 fragments' words.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,14 +97,20 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
     auto bType = cast<RankedTensorType>(op.getB().getType());
     Type element = aType.getElementType();
     if (!accType.getElementType().isF32() ||
-        !(element.isBF16() || element.isF16() || isFp8(element)))
-      return op.emitOpError("mma.sync lowering supports bf16, f16 and fp8 "
-                            "operands with f32 accumulation, got ")
+        !(element.isBF16() || element.isF16() || element.isF32() ||
+          isFp8(element)))
+      return op.emitOpError("mma.sync lowering supports bf16, f16, f32 "
+                            "(tf32) and fp8 operands with f32 accumulation, "
+                            "got ")
              << element << " -> " << accType.getElementType();
     ArrayRef<unsigned> instr = mma.getInstrShape();
-    if (instr[0] != 16 || instr[1] != 8 || (instr[2] != 16 && instr[2] != 32))
-      return op.emitOpError("mma.sync instruction shape must be m16n8k16 or "
-                            "m16n8k32");
+    if (instr[0] != 16 || instr[1] != 8 ||
+        (instr[2] != 8 && instr[2] != 16 && instr[2] != 32))
+      return op.emitOpError("mma.sync instruction shape must be m16n8k8, "
+                            "m16n8k16 or m16n8k32");
+    if ((instr[2] == 8) != element.isF32())
+      return op.emitOpError("m16n8k8 is the instruction of f32 (tf32) "
+                            "operands, and f32 operands need it");
     bool fp8Mma = instr[2] == 32;
     if (fp8Mma &&
         (!isFp8(element) || !TargetInfo::get(target)->hasFp8MmaSync()))
@@ -178,6 +187,7 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
         fp8Mma            ? (isa<Float8E5M2Type>(element) ? NVVM::MMATypes::e5m2
                                                           : NVVM::MMATypes::e4m3)
         : element.isF16() ? NVVM::MMATypes::f16
+        : element.isF32() ? NVVM::MMATypes::tf32
                           : NVVM::MMATypes::bf16;
     for (int64_t ks = 0; ks < kSteps; ++ks) {
       // 32 bytes of K per step: chunks 2ks and 2ks+1.

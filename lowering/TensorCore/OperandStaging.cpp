@@ -120,8 +120,11 @@ LogicalResult mlir::tile::stageOperand(OpBuilder &b, Location loc,
     vec = std::min<int64_t>(dist->blocked.getSizePerThread()[kBlocked],
                             16 / s.elementBytes);
   vec = std::max<int64_t>(1, vec);
+  // f32 operands go to the tensor cores as tf32, rounded to nearest.
+  bool tf32 = type.getElementType().isF32();
   Type stagedType = s.elementBytes == 1 ? Type(b.getI8Type())
                     : widen             ? Type(b.getBF16Type())
+                    : tf32              ? Type(b.getI32Type())
                                         : values.front().getType();
   ThreadPosition pos = getThreadPosition(b, loc, *dist);
   for (int64_t e = 0; e < dist->numElements(); e += vec) {
@@ -132,7 +135,14 @@ LogicalResult mlir::tile::stageOperand(OpBuilder &b, Location loc,
     SmallVector<Value> run;
     for (int64_t i = 0; i < vec; ++i) {
       Value v = values[e + i];
-      run.push_back(widen ? widenFp8ToBF16(b, loc, v, e5m2) : v);
+      if (widen)
+        v = widenFp8ToBF16(b, loc, v, e5m2);
+      else if (tf32)
+        v = NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), v,
+                                               NVVM::FPRoundingMode::RNA,
+                                               NVVM::SaturationMode::NONE,
+                                               /*relu=*/false);
+      run.push_back(v);
     }
     if (vec == 1) {
       LLVM::StoreOp::create(b, loc, run[0], addr);

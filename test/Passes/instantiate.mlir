@@ -113,6 +113,37 @@ func.func @rows(%x: !tile.ptr<bf16> {tile.elem = "T"},
 
 // -----
 
+// A conversion to a type parameter that the instance makes an identity
+// disappears only after the ops that follow it have taken the instance's
+// type: the transpose of the narrowed operand is f32 in dot_f32.
+// CHECK-LABEL: func.func @dot_bf16(
+// CHECK:         arith.truncf {{.*}} : tensor<64x32xf32> to tensor<64x32xbf16>
+// CHECK:         tile.transpose {{.*}} : tensor<64x32xbf16> -> tensor<32x64xbf16>
+// CHECK:         tile.dot {{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+// CHECK-LABEL: func.func @dot_f32(
+// CHECK-NOT:     arith.truncf
+// CHECK:         tile.transpose {{.*}} : tensor<64x32xf32> -> tensor<32x64xf32>
+// CHECK:         tile.dot {{.*}} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+func.func @dot(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.params = {P = bf16},
+                tile.instances = {dot_bf16 = {}, dot_f32 = {P = f32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : tensor<64x32xf32>
+  %ap = arith.truncf %a {tile.elem = "P"} : tensor<64x32xf32> to tensor<64x32xbf16>
+  %bt = tile.transpose %ap : tensor<64x32xbf16> -> tensor<32x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %ap, %bt, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>
+  return
+}
+
+// -----
+
 // A scalar constant of a type parameter is converted to the instance's.
 // CHECK-LABEL: func.func @defaults(
 // CHECK:         arith.constant 32 : i32

@@ -305,6 +305,53 @@ def test_paged_decode_allocates_only_for_torch():
                    "argument 'out' was not given")
 
 
+KK, KV_, KG, KB, KO, KH0, KHT, KCU = (8 << 30, 9 << 30, 10 << 30, 11 << 30,
+                                     12 << 30, 13 << 30, 14 << 30, 15 << 30)
+
+
+def kda_args(b=1, t=100, h=2, d=64, **changes):
+    """Valid KDA arguments (final state and offsets given), then
+    `changes`."""
+    args = dict(q=DLPackArray(X, (b, t, h, d), *BF16),
+                k=DLPackArray(KK, (b, t, h, d), *BF16),
+                v=DLPackArray(KV_, (b, t, h, d), *BF16),
+                g=DLPackArray(KG, (b, t, h, d), *F32),
+                beta=DLPackArray(KB, (b, t, h), *BF16),
+                out=DLPackArray(KO, (b, t, h, d), *BF16))
+    args.update(changes)
+    return args
+
+
+@pytest.mark.parametrize("args, parts", [
+    (kda_args(q=DLPackArray(X, (1, 100, 2, 64), *F32)),
+     ["tilec.kda_forward: argument 'q' has dtype f32; expected bf16"]),
+    (kda_args(k=DLPackArray(KK, (1, 100, 3, 64), *BF16)),
+     ["argument 'k' has shape (1, 100, 3, 64); expected (1, 100, 2, 64)"]),
+    (kda_args(g=DLPackArray(KG, (1, 100, 2, 64), *BF16)),
+     ["argument 'g' has dtype bf16; expected f32"]),
+    (kda_args(beta=DLPackArray(KB, (1, 100, 2, 1), *BF16)),
+     ["argument 'beta' must be 3-D"]),
+    (kda_args(out=DLPackArray(KK, (1, 100, 2, 64), *BF16)),
+     ["arguments 'k' and 'o' overlap"]),
+    (kda_args(initial_state=DLPackArray(KH0, (1, 2, 64, 32), *F32)),
+     ["argument 'initial_state' has shape (1, 2, 64, 32); "
+      "expected (1, 2, 64, 64)"]),
+    (kda_args(final_state=DLPackArray(KHT, (1, 2, 64, 64), *BF16)),
+     ["argument 'final_state' has dtype bf16; expected f32"]),
+    (kda_args(cu_seqlens=DLPackArray(KCU, (3,), *I64)),
+     ["argument 'cu_seqlens' has dtype i64; expected i32"]),
+    (kda_args(b=2, cu_seqlens=DLPackArray(KCU, (3,), *I32)),
+     ["argument 'q' has batch 2"]),
+])
+def test_kda_forward_rejects(args, parts):
+    _check_message(lambda: tilec.kda_forward(**args), *parts)
+
+
+def test_kda_forward_head_dim_is_unimplemented():
+    _check_message(lambda: tilec.kda_forward(**kda_args(d=96)),
+                   "argument 'q' has head dim K = 96", code=12)
+
+
 # With torch and a GPU.
 
 def _torch_with_kernels():
@@ -566,3 +613,51 @@ def test_rejected_gemm_calls_leave_the_context_usable(make_call, parts):
     for part in parts:
         assert part in str(error.value), str(error.value)
     _expect_healthy(torch)
+
+
+def _kda_reference(torch, q, k, v, g, beta, scale, h0, cu):
+    """The per-token recurrence in float64, per packed sequence."""
+    _, t, h, d = q.shape
+    q, k, v, g, beta = (x[0].double() for x in (q, k, v, g, beta))
+    o = torch.zeros(t, h, d, dtype=torch.float64, device=q.device)
+    states = []
+    for n in range(len(cu) - 1):
+        s = h0[n].double().clone()
+        for i in range(int(cu[n]), int(cu[n + 1])):
+            s = s * g[i].exp().unsqueeze(-1)
+            kv = torch.einsum("hkv,hk->hv", s, k[i])
+            u = beta[i].unsqueeze(-1) * (v[i] - kv)
+            s = s + torch.einsum("hk,hv->hkv", k[i], u)
+            o[i] = scale * torch.einsum("hkv,hk->hv", s, q[i])
+        states.append(s)
+    return o.unsqueeze(0), torch.stack(states)
+
+
+@pytest.mark.parametrize("schedule", ["two_phase", "single",
+                                      "two_phase_bf16"])
+def test_kda_forward_matches_recurrence(schedule):
+    """Packed sequences (int64 offsets, converted), an initial and a final
+    state, K = V = 64; both schedules."""
+    torch = _torch_with_kernels()
+    if "kda" not in {name for name, target in tilec.list_embedded()
+                     if target == tilec.default_target()}:
+        pytest.skip("the runtime library has no embedded kda")
+    cu = torch.tensor([0, 1, 70, 70, 200], device="cuda")  # int64
+    t, h, d = 200, 2, 64
+    q, k, v = ((torch.randn(1, t, h, d, device="cuda") * 0.1).bfloat16()
+               for _ in range(3))
+    g = torch.randn(1, t, h, d, device="cuda") * 0.1 - 0.05
+    beta = torch.sigmoid(torch.randn(1, t, h, device="cuda")).bfloat16()
+    h0 = torch.randn(4, h, d, d, device="cuda") * 0.05
+    o, ht = tilec.kda_forward(q, k, v, g, beta, initial_state=h0,
+                              output_final_state=True, cu_seqlens=cu,
+                              schedule=schedule)
+    ref_o, ref_ht = _kda_reference(torch, q, k, v, g, beta, d ** -0.5, h0,
+                                   cu.tolist())
+    assert o.dtype == torch.bfloat16 and o.shape == q.shape
+    assert ht.dtype == torch.float32 and ht.shape == (4, h, d, d)
+    tol = 0.02 * ref_o.abs().max().item()
+    torch.testing.assert_close(o.double(), ref_o, atol=tol, rtol=0)
+    torch.testing.assert_close(ht.double(), ref_ht,
+                               atol=0.01 * ref_ht.abs().max().item(),
+                               rtol=0.01)

@@ -11,6 +11,7 @@
 
 #include "runtime/context.h"
 #include "runtime/gemm.h"
+#include "runtime/kda.h"
 #include "runtime/paged_decode.h"
 #include "runtime/softmax.h"
 #include "runtime/topk.h"
@@ -585,6 +586,167 @@ TEST(PagedDecodeValidation, NamesTheArgument) {
   ExpectInvalid(PagedDecode(a.query, a.kv, a.table,
                             Tensor(Address(4), DType::kF32, {4}), a.out),
                 "argument 'seq_lens' has dtype f32");
+}
+
+// A valid KDA call: B = 2, T = 100, H = 4, K = V = 128.
+struct KdaArgs {
+  TensorRef q = Tensor(Address(1), DType::kBF16, {2, 100, 4, 128});
+  TensorRef k = Tensor(Address(2), DType::kBF16, {2, 100, 4, 128});
+  TensorRef v = Tensor(Address(3), DType::kBF16, {2, 100, 4, 128});
+  TensorRef g = Tensor(Address(4), DType::kF32, {2, 100, 4, 128});
+  TensorRef beta = Tensor(Address(5), DType::kBF16, {2, 100, 4});
+  TensorRef o = Tensor(Address(6), DType::kBF16, {2, 100, 4, 128});
+  TensorRef h0 = Tensor(Address(7), DType::kF32, {2, 4, 128, 128});
+  TensorRef ht = Tensor(Address(8), DType::kF32, {2, 4, 128, 128});
+  TensorRef cu = Tensor(Address(9), DType::kI32, {3});
+  float scale = 0.088f;
+  KdaOptions options;
+  absl::Status Validate() const {
+    return ValidateKdaForward(q, k, v, g, beta, scale, o, options);
+  }
+};
+
+TEST(KdaValidation, AcceptsStatesVarlenAndBothHeadDims) {
+  KdaArgs a;
+  EXPECT_TRUE(a.Validate().ok()) << a.Validate();
+  a.options.initial_state = &a.h0;
+  a.options.final_state = &a.ht;
+  EXPECT_TRUE(a.Validate().ok()) << a.Validate();
+  // Two sequences packed along T = 100 of one batch entry.
+  KdaArgs p;
+  for (TensorRef *t : {&p.q, &p.k, &p.v, &p.o})
+    t->shape = {1, 100, 4, 128};
+  p.g.shape = {1, 100, 4, 128};
+  p.beta.shape = {1, 100, 4};
+  p.options.cu_seqlens = &p.cu;
+  p.options.initial_state = &p.h0;
+  p.options.final_state = &p.ht;
+  EXPECT_TRUE(p.Validate().ok()) << p.Validate();
+  KdaArgs d;
+  for (TensorRef *t : {&d.q, &d.k, &d.v, &d.g, &d.o})
+    t->shape = {2, 1, 4, 64};
+  d.beta.shape = {2, 1, 4};
+  EXPECT_TRUE(d.Validate().ok()) << d.Validate();
+}
+
+TEST(KdaValidation, NamesTheArgument) {
+  {
+    KdaArgs a;
+    a.q = Tensor(Address(1), DType::kF16, {2, 100, 4, 128});
+    ExpectInvalid(a.Validate(), "argument 'q' has dtype f16");
+  }
+  {
+    KdaArgs a;
+    a.k = Tensor(Address(2), DType::kBF16, {2, 100, 4, 64});
+    ExpectInvalid(a.Validate(), "argument 'k' has shape (2, 100, 4, 64)");
+  }
+  {
+    KdaArgs a;
+    a.g = Tensor(Address(4), DType::kBF16, {2, 100, 4, 128});
+    ExpectInvalid(a.Validate(), "argument 'g' has dtype bf16");
+  }
+  {
+    KdaArgs a;
+    a.beta = Tensor(Address(5), DType::kBF16, {2, 100, 4, 1});
+    ExpectInvalid(a.Validate(), "argument 'beta' must be 3-D");
+  }
+  {
+    KdaArgs a;
+    a.v = Tensor(Address(3), DType::kBF16, {2, 100, 4, 128},
+                 {51200, 1, 128, 400});
+    ExpectInvalid(a.Validate(), "argument 'v'");
+  }
+  {
+    KdaArgs a;
+    a.o = Tensor(Address(1), DType::kBF16, {2, 100, 4, 128});
+    ExpectInvalid(a.Validate(), "'q'");
+  }
+  {
+    KdaArgs a;
+    a.o = Tensor(Address(6), DType::kF32, {2, 100, 4, 128});
+    ExpectInvalid(a.Validate(), "argument 'o' has dtype f32");
+  }
+  {
+    KdaArgs a;
+    a.scale = std::numeric_limits<float>::quiet_NaN();
+    ExpectInvalid(a.Validate(), "argument 'scale'");
+  }
+  {
+    KdaArgs a;
+    a.h0 = Tensor(Address(7), DType::kF32, {2, 4, 128, 64});
+    a.options.initial_state = &a.h0;
+    ExpectInvalid(a.Validate(), "argument 'initial_state' has shape");
+  }
+  {
+    KdaArgs a;
+    a.ht = Tensor(Address(8), DType::kBF16, {2, 4, 128, 128});
+    a.options.final_state = &a.ht;
+    ExpectInvalid(a.Validate(), "argument 'final_state' has dtype bf16");
+  }
+  {
+    KdaArgs a;
+    a.ht = Tensor(Address(4), DType::kF32, {2, 4, 128, 128});
+    a.options.final_state = &a.ht;
+    ExpectInvalid(a.Validate(), "'final_state'");
+  }
+  {
+    // cu_seqlens needs B = 1.
+    KdaArgs a;
+    a.options.cu_seqlens = &a.cu;
+    ExpectInvalid(a.Validate(), "argument 'q' has batch 2");
+  }
+  {
+    KdaArgs a;
+    for (TensorRef *t : {&a.q, &a.k, &a.v, &a.g, &a.o})
+      t->shape = {1, 100, 4, 128};
+    a.beta.shape = {1, 100, 4};
+    a.cu = Tensor(Address(9), DType::kI64, {3});
+    a.options.cu_seqlens = &a.cu;
+    ExpectInvalid(a.Validate(), "argument 'cu_seqlens' has dtype i64");
+    a.cu = Tensor(Address(9), DType::kI32, {1});
+    ExpectInvalid(a.Validate(), "argument 'cu_seqlens' has shape (1");
+    // Three sequences: the states must hold three.
+    a.cu = Tensor(Address(9), DType::kI32, {4});
+    a.options.initial_state = &a.h0;
+    ExpectInvalid(a.Validate(), "argument 'initial_state' has shape "
+                                "(2, 4, 128, 128); expected (3, 4, 128, 128)");
+  }
+  {
+    KdaArgs a;
+    a.q = Tensor(Address(1), DType::kBF16, {2, 0, 4, 128});
+    ExpectInvalid(a.Validate(), "argument 'q' has shape (2, 0, 4, 128)");
+  }
+  {
+    KdaArgs a;
+    for (TensorRef *t : {&a.q, &a.k, &a.v, &a.g, &a.o})
+      t->shape = {2, 100, 4, 96};
+    absl::Status status = a.Validate();
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    EXPECT_THAT(status.message(), HasSubstr("head dim K = 96"));
+  }
+  KdaArgs a;
+  ExpectInvalid(KdaForward(a.q, a.k, a.v, a.g,
+                           Tensor(Address(5), DType::kF32, {2, 100, 4}),
+                           a.scale, a.o),
+                "argument 'beta' has dtype f32");
+}
+
+TEST(KdaValidation, RejectsAnUnknownSchedule) {
+  KdaArgs a;
+  a.options.schedule = static_cast<KdaSchedule>(7);
+  ExpectInvalid(a.Validate(), "argument 'schedule' is 7");
+}
+
+TEST(KdaValidation, WorkspaceHoldsEveryChunkSlot) {
+  // One record of 257·D + 4096 floats per chunk slot and head.
+  const int64_t record128 = (257 * 128 + 4096) * 4;
+  // B = 2 sequences of ceil(100 / 64) = 2 chunks each, 4 heads.
+  EXPECT_EQ(KdaWorkspaceBytes(2, 100, 4, 128, -1), 2 * 2 * 4 * record128);
+  EXPECT_EQ(KdaWorkspaceBytes(1, 4096, 8, 128, -1), 64 * 8 * record128);
+  // Packed: floor(T / 64) + N + 1 slots.
+  EXPECT_EQ(KdaWorkspaceBytes(1, 1000, 4, 128, 6),
+            (15 + 6 + 1) * 4 * record128);
+  EXPECT_EQ(KdaWorkspaceBytes(1, 1, 1, 64, 1), 2 * (257 * 64 + 4096) * 4);
 }
 
 TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {

@@ -9,6 +9,7 @@
     y = tilec.softmax(x)                     # torch.softmax(x, dim=-1)
     y = tilec.gemm(x, w, scale)              # bf16((x @ w.T).float() * scale)
     out = tilec.paged_decode(q, kv_cache, block_table, seq_lens)
+    o, ht = tilec.kda_forward(q, k, v, g, beta, output_final_state=True)
 
 Arguments are converted per the kernel's metadata: tensors and ints go to
 ``ptr`` parameters, ints to ``i32``/``i64``, ints or floats to
@@ -43,6 +44,7 @@ __all__ = [
     "synchronize",
     "topk",
     "paged_decode",
+    "kda_forward",
     "TopK",
 ]
 
@@ -244,6 +246,11 @@ def _declare(lib):
             [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
              ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor),
              ctypes.POINTER(_Tensor), c_void_p],
+        ),
+        "tilec_kda_forward_tensor": (
+            c_int,
+            [ctypes.POINTER(_Tensor)] * 5 + [ctypes.c_float] +
+            [ctypes.POINTER(_Tensor)] * 4 + [c_int, c_void_p],
         ),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -618,6 +625,68 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
         ctypes.byref(cl), ctypes.byref(co), handle),
         "tilec_paged_decode_tensor", "tilec.paged_decode")
     return out
+
+
+def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
+                output_final_state=False, cu_seqlens=None, out=None,
+                final_state=None, schedule="two_phase", stream=None):
+    """KDA (Kimi Delta Attention) chunked forward, as flash-linear-attention's
+    chunk_kda: q, k (B, T, H, K) bfloat16, v (B, T, H, V) bfloat16, g (B, T,
+    H, K) float32 raw log-decay, beta (B, T, H) bfloat16, all CUDA tensors,
+    K = V in (64, 128); per token S <- diag(exp(g))·S, S <- S + beta·k ⊗ (v
+    - Sᵀk), o = scale·Sᵀq with S in fp32. ``scale`` defaults to K**-0.5;
+    ``initial_state`` (N, H, K, V) float32; ``cu_seqlens`` (N + 1,) int32
+    offsets of N sequences packed along T (B = 1; other integer dtypes are
+    converted); N = B without it. Returns (o, final_state): final_state is
+    (N, H, K, V) float32 when ``output_final_state`` (or a ``final_state``
+    tensor is given, which is written), else None. ``schedule``:
+    "two_phase" (per-chunk work in parallel programs, then the chain over
+    chunks), "single" (one kernel) or "two_phase_bf16" (the chain's
+    products on bf16 operands, fp32 accumulation and state)."""
+    schedules = {"two_phase": 0, "single": 1, "two_phase_bf16": 2}
+    if schedule not in schedules:
+        raise TilecError(f"tilec.kda_forward: argument 'schedule' must be "
+                         f"one of {sorted(schedules)}, got {schedule!r}")
+    handle = _stream_handle(stream, _device_index(q))
+    qt = _TensorArg(q, "q", handle)
+    if scale is None:
+        scale = float(qt.shape[-1]) ** -0.5 if len(qt.shape) == 4 else 1.0
+    if cu_seqlens is not None and _is_torch(cu_seqlens):
+        torch = sys.modules["torch"]
+        if cu_seqlens.dtype != torch.int32:
+            cu_seqlens = cu_seqlens.to(torch.int32)
+    if out is None:
+        out = _empty(q, tuple(qt.shape), "bf16", "out")
+    if final_state is None and output_final_state:
+        if len(qt.shape) != 4:
+            raise TilecError("tilec.kda_forward: argument 'q' must be "
+                             "(B, T, H, K)")
+        n = qt.shape[0] if cu_seqlens is None else len(cu_seqlens) - 1
+        d = qt.shape[3]
+        final_state = _empty(q, (n, qt.shape[2], d, d), "f32", "final_state")
+    args = [qt.as_c()]
+    keep = [qt]
+    for value, name in ((k, "k"), (v, "v"), (g, "g"), (beta, "beta")):
+        t = _TensorArg(value, name, handle)
+        keep.append(t)
+        args.append(t.as_c())
+    ot = _TensorArg(out, "o", handle)
+    co = ot.as_c(output=True)
+    optional = []
+    for value, name, output in ((initial_state, "initial_state", False),
+                                (final_state, "final_state", True),
+                                (cu_seqlens, "cu_seqlens", False)):
+        if value is None:
+            optional.append(None)
+            continue
+        t = _TensorArg(value, name, handle)
+        keep.append(t)
+        optional.append(ctypes.byref(t.as_c(output=output)))
+    _check(_lib.tilec_kda_forward_tensor(
+        *[ctypes.byref(a) for a in args], float(scale), ctypes.byref(co),
+        *optional, schedules[schedule], handle),
+        "tilec_kda_forward_tensor", "tilec.kda_forward")
+    return out, final_state
 
 
 class Module:

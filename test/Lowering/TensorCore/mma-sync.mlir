@@ -65,3 +65,32 @@ func.func @dot_fp8(%x: !tile.ptr<f8E4M3FN>, %y: !tile.ptr<f32>, %n: i32)
   tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
   return
 }
+
+// -----
+
+// f32 operands multiply as tf32 on m16n8k8: each element is rounded to
+// nearest tf32 (cvt.rna) as it is staged, 32 bytes of K per step as for
+// bf16, so 64x32 on 2 warps is 2 m-fragments x 8 n-fragments x 4 K steps
+// = 64 mma per warp. The same on sm_90a (wgmma takes no f32 here).
+// CHECK-LABEL: llvm.func @dot_tf32
+// CHECK: nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+// PTX90-LABEL: .entry dot_tf32
+// PTX90: cvt.rna.tf32.f32
+// PTX90-COUNT-64: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// PTX80-LABEL: .entry dot_tf32
+// PTX80-COUNT-64: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+func.func @dot_tf32(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : tensor<64x32xf32>
+  %w = tile.load %xv[%c0, %c0] : tensor<64x32xf32>
+  %b = tile.transpose %w : tensor<64x32xf32> -> tensor<32x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>
+  return
+}

@@ -1,0 +1,631 @@
+// KDA (Kimi Delta Attention) chunked forward.
+//
+// Per (sequence, head), token t: S <- diag(exp(g_t))·S;
+// S <- S + beta_t·k_t ⊗ (v_t − Sᵀk_t); o_t = scale·Sᵀq_t, S (D×D) in fp32.
+//
+// q, k (tokens, H, D) bf16, v (tokens, H, D) bf16, g (tokens, H, D) f32,
+// beta (tokens, H) bf16, o (tokens, H, D) bf16, with tokens = B·T (B
+// sequences of T tokens) or, with cu_seqlens (has_cu = 1), N sequences
+// packed along T: sequence n is tokens [cu[n], cu[n+1]). h0 / ht (N, H, D,
+// D) f32: the initial state, read when has_h0 = 1 (else zero), and the final
+// state, written when has_ht = 1. Absent buffers are views of no rows, so
+// their loads read zeros and their stores do nothing.
+//
+// @kda_fwd_d{128,64}: program (h, n) walks the chunks of 64 tokens of
+// sequence n, head h, in order, with S on chip. Per chunk, G = cumsum(g)
+// (inclusive, per channel), and, writing Γ for exp(G) row-wise:
+//  - A_qk[i,j] = scale·Σ_d q_i k_j exp(G_i − G_j) (i ≥ j), and
+//    L[i,j] = beta_i·Σ_d k_i k_j exp(G_i − G_j) (i > j). exp(G_i − G_j)
+//    is factored through the reference row r = 16·I + 8 of the 16-row
+//    block I of i: exp(G_i − G_r)·exp(G_r − G_j), both operands zero
+//    outside their rows (exponent −inf), so for decays (g ≤ 0) no factor
+//    exceeds exp(8 steps of decay): no overflow for long chunks of strong
+//    decay, only for decays stronger than ~11 per token;
+//  - T = (I + L)⁻¹ = (I − L)(I + L²)(I + L⁴)…(I + L³²) by doubling (L is
+//    nilpotent, L⁶⁴ = 0): five squarings and five products on the tensor
+//    cores;
+//  - W = T·(beta ⊙ k ⊙ Γ), U = T·(beta ⊙ v); v_new = U − W·S;
+//  - o = scale·(q ⊙ Γ)·S + A_qk·v_new;
+//  - S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new.
+// Every dot has f32 operands (tf32 on the tensor cores, m16n8k8): the WY
+// inverse and the state products need more than bf16's 8 bits.
+// A chunk past the end of the sequence reads zeros (k = v = q = g = beta
+// = 0), which leaves S unchanged, and its rows of o are not stored.
+
+!kv = tensor<64x128xbf16, #tile.sym<[64, D]>>
+!kvf = tensor<64x128xf32, #tile.sym<[64, D]>>
+!kvi = tensor<64x128xi32, #tile.sym<[64, D]>>
+!kvb = tensor<64x128xi1, #tile.sym<[64, D]>>
+!kt = tensor<128x64xf32, #tile.sym<[D, 64]>>
+!chan = tensor<128xf32, #tile.sym<[D]>>
+!chan2 = tensor<1x128xf32, #tile.sym<[1, D]>>
+!chanc = tensor<128x1xf32, #tile.sym<[D, 1]>>
+!st = tensor<128x128xf32, #tile.sym<[D, D]>>
+!sq = tensor<64x64xf32>
+!sqi = tensor<64x64xi32>
+!sqb = tensor<64x64xi1>
+!sqbf = tensor<64x64xbf16>
+// The chain's dot operands, of element type P (bf16 written, f32 in the
+// tf32 instances, where the truncations become identities and vanish).
+!kvp = tensor<64x128xbf16, #tile.sym<[64, D]>>
+!ktp = tensor<128x64xbf16, #tile.sym<[D, 64]>>
+!stp = tensor<128x128xbf16, #tile.sym<[D, D]>>
+!sqp = tensor<64x64xbf16>
+
+func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
+    %v: !tile.ptr<bf16>, %g: !tile.ptr<f32>, %beta: !tile.ptr<bf16>,
+    %o: !tile.ptr<bf16>, %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>,
+    %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32, %has_h0: i32,
+    %has_ht: i32, %has_cu: i32, %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {D = 128 : i32},
+                tile.instances = {
+                  kda_fwd_d128 = {},
+                  kda_fwd_d64 = {D = 64 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %zf = arith.constant 0.0 : f32
+  %onef = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %cD = tile.param "D" : i32
+  %h = tile.program_id x
+  %n = tile.program_id y
+
+  // The sequence: tokens [start, start + len).
+  %n1 = arith.addi %n, %c1 : i32
+  %cuLen0 = arith.addi %N, %c1 : i32
+  %useCu = arith.cmpi ne, %has_cu, %c0 : i32
+  %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
+  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuA = tile.load %cuv[%n] : tensor<1xi32>
+  %cuB = tile.load %cuv[%n1] : tensor<1xi32>
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  // Offsets outside [0, T] (T is the packed length here) are clamped into
+  // it, so that no view reaches outside the tensors.
+  %bosLo = arith.maxsi %bosRaw, %c0 : i32
+  %bos = arith.minsi %bosLo, %T : i32
+  %eosLo = arith.maxsi %eosRaw, %bos : i32
+  %eos = arith.minsi %eosLo, %T : i32
+  %cuSpan = arith.subi %eos, %bos : i32
+  %nT = arith.muli %n, %T : i32
+  %start = arith.select %useCu, %bos, %nT : i32
+  %len = arith.select %useCu, %cuSpan, %T : i32
+
+  // Views of this (sequence, head): rows are tokens, H·D elements apart.
+  %start64 = arith.extui %start : i32 to i64
+  %H64 = arith.extui %H : i32 to i64
+  %h64 = arith.extui %h : i32 to i64
+  %D64 = arith.extui %cD : i32 to i64
+  %tokH = arith.muli %start64, %H64 : i64
+  %row0 = arith.addi %tokH, %h64 : i64
+  %elem0 = arith.muli %row0, %D64 : i64
+  %HD = arith.muli %H, %cD : i32
+  %qh = tile.addptr %q, %elem0 : !tile.ptr<bf16>, i64
+  %kh = tile.addptr %k, %elem0 : !tile.ptr<bf16>, i64
+  %vh = tile.addptr %v, %elem0 : !tile.ptr<bf16>, i64
+  %gh = tile.addptr %g, %elem0 : !tile.ptr<f32>, i64
+  %oh = tile.addptr %o, %elem0 : !tile.ptr<bf16>, i64
+  %bh = tile.addptr %beta, %row0 : !tile.ptr<bf16>, i64
+  %qv = tile.make_view %qh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kv = tile.make_view %kh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %vv = tile.make_view %vh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %gv = tile.make_view %gh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %ov = tile.make_view %oh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  // beta_t repeated along the columns (column stride 0), in the layouts of
+  // the tiles it scales.
+  %bvKV = tile.make_view %bh[%len, %cD] strides[%H, %c0]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %bvSq = tile.make_view %bh[%len, %c64] strides[%H, %c0]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+
+  // States of (n, h): D×D, at ((n·H + h)·D·D).
+  %n64 = arith.extui %n : i32 to i64
+  %nH = arith.muli %n64, %H64 : i64
+  %nHh = arith.addi %nH, %h64 : i64
+  %DD = arith.muli %D64, %D64 : i64
+  %st0 = arith.muli %nHh, %DD : i64
+  %h0h = tile.addptr %h0, %st0 : !tile.ptr<f32>, i64
+  %hth = tile.addptr %ht, %st0 : !tile.ptr<f32>, i64
+  %useH0 = arith.cmpi ne, %has_h0, %c0 : i32
+  %useHt = arith.cmpi ne, %has_ht, %c0 : i32
+  %h0Rows = arith.select %useH0, %cD, %c0 : i32
+  %htRows = arith.select %useHt, %cD, %c0 : i32
+  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %S0 = tile.load %h0v[%c0, %c0] : !st
+
+  // Row and column indices of the chunk's tiles (exclusive sums of ones,
+  // so that they take the layouts of the 2-D tiles they index).
+  %onesKV = tile.splat %c1 : !kvi
+  %rowKV = tile.scan add %onesKV along 0 exclusive : !kvi
+  %onesSq = tile.splat %c1 : !sqi
+  %rowSq = tile.scan add %onesSq along 0 exclusive : !sqi
+  %colSq = tile.scan add %onesSq along 1 exclusive : !sqi
+  %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
+  %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
+  %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
+  %c63KV = tile.splat %c63 : !kvi
+  %isLast = arith.cmpi eq, %rowKV, %c63KV : !kvi
+  %zKV = tile.splat %zf : !kvf
+  %ninfKV = tile.splat %ninf : !kvf
+  %zSq = tile.splat %zf : !sq
+  %oneSq = tile.splat %onef : !sq
+  %scaleSq = tile.splat %scale : !sq
+  %scaleKV = tile.splat %scale : !kvf
+  %eye = arith.select %diag, %oneSq, %zSq : !sqb, !sq
+
+  %len63 = arith.addi %len, %c63 : i32
+  %nChunks = arith.divsi %len63, %c64 : i32
+  %Sfin = scf.for %c = %c0 to %nChunks step %c1 iter_args(%S = %S0)
+      -> (!st) : i32 {
+    %t0 = arith.muli %c, %c64 : i32
+    %qb = tile.load %qv[%t0, %c0] : !kv
+    %kb = tile.load %kv[%t0, %c0] : !kv
+    %vb = tile.load %vv[%t0, %c0] : !kv
+    %gt = tile.load %gv[%t0, %c0] : !kvf
+    %btKVb = tile.load %bvKV[%t0, %c0] : !kv
+    %btSqb = tile.load %bvSq[%t0, %c0] : !sqbf
+    %qf = arith.extf %qb : !kv to !kvf
+    %kf = arith.extf %kb : !kv to !kvf
+    %vf = arith.extf %vb : !kv to !kvf
+    %btKV = arith.extf %btKVb : !kv to !kvf
+    %btSq = arith.extf %btSqb : !sqbf to !sq
+
+    // G = cumsum(g) along the tokens; G_last, the chunk's total decay.
+    %G = tile.scan add %gt along 0 : !kvf
+    %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
+    %Glast = tile.reduce max %GlastRows along 0 : !kvf -> !chan
+    %GlastE = tile.expand_dims %Glast at 0 : !chan -> !chan2
+    %GlastKV = tile.broadcast %GlastE : !chan2 -> !kvf
+
+    // A_qk and the unscaled k·kᵀ, one 16-row block I of i at a time.
+    %A:2 = scf.for %I = %c0 to %c4 step %c1 iter_args(%aqk = %zSq, %akk = %zSq)
+        -> (!sq, !sq) : i32 {
+      %first = arith.muli %I, %c16 : i32
+      %end = arith.addi %first, %c16 : i32
+      %ref = arith.addi %first, %c8 : i32
+      %refKV = tile.splat %ref : !kvi
+      %isRef = arith.cmpi eq, %rowKV, %refKV : !kvi
+      %GrefRows = arith.select %isRef, %G, %ninfKV : !kvb, !kvf
+      %Gref = tile.reduce max %GrefRows along 0 : !kvf -> !chan
+      %GrefE = tile.expand_dims %Gref at 0 : !chan -> !chan2
+      %GrefKV = tile.broadcast %GrefE : !chan2 -> !kvf
+      %firstKV = tile.splat %first : !kvi
+      %endKV = tile.splat %end : !kvi
+      %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
+      %ltEnd = arith.cmpi slt, %rowKV, %endKV : !kvi
+      %inBlock = arith.andi %geFirst, %ltEnd : !kvb
+      // Left: rows i of block I, exp(G_i − G_r); right: rows j before
+      // the block's end, exp(G_r − G_j).
+      %dl = arith.subf %G, %GrefKV : !kvf
+      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
+      %el = math.exp %dlm : !kvf
+      %dr = arith.subf %GrefKV, %G : !kvf
+      %drm = arith.select %ltEnd, %dr, %ninfKV : !kvb, !kvf
+      %er = math.exp %drm : !kvf
+      %ql = arith.mulf %qf, %el : !kvf
+      %kl = arith.mulf %kf, %el : !kvf
+      %kr = arith.mulf %kf, %er : !kvf
+      %krT = tile.transpose %kr : !kvf -> !kt
+      %aqkN = tile.dot %ql, %krT, %aqk : !kvf, !kt -> !sq
+      %akkN = tile.dot %kl, %krT, %akk : !kvf, !kt -> !sq
+      scf.yield %aqkN, %akkN : !sq, !sq
+    }
+    %aqkS = arith.mulf %A#0, %scaleSq : !sq
+    %Aqk = arith.select %lower, %aqkS, %zSq : !sqb, !sq
+    %akkB = arith.mulf %A#1, %btSq : !sq
+    %negA = arith.subf %zSq, %akkB : !sq
+    // N = −L (strictly lower); T = Σ Nⁿ = (I + N)(I + N²)(I + N⁴)…
+    %Nl = arith.select %strict, %negA, %zSq : !sqb, !sq
+    %X0 = arith.addf %eye, %Nl : !sq
+    %inv:2 = scf.for %s = %c0 to %c5 step %c1 iter_args(%X = %X0, %P = %Nl)
+        -> (!sq, !sq) : i32 {
+      %P2 = tile.dot %P, %P, %zSq : !sq, !sq -> !sq
+      %X2 = tile.dot %X, %P2, %X : !sq, !sq -> !sq
+      scf.yield %X2, %P2 : !sq, !sq
+    }
+
+    // W (negated) and U; v_new = U − W·S.
+    %eG = math.exp %G : !kvf
+    %bk = arith.mulf %kf, %btKV : !kvf
+    %bkg = arith.mulf %bk, %eG : !kvf
+    %nbkg = arith.subf %zKV, %bkg : !kvf
+    %bvv = arith.mulf %vf, %btKV : !kvf
+    %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
+    %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
+    %vnew = tile.dot %Wn, %S, %U : !kvf, !st -> !kvf
+
+    // o = scale·(q ⊙ Γ)·S + A_qk·v_new.
+    %qg = arith.mulf %qf, %eG : !kvf
+    %qgs = arith.mulf %qg, %scaleKV : !kvf
+    %oIntra = tile.dot %Aqk, %vnew, %zKV : !sq, !kvf -> !kvf
+    %out = tile.dot %qgs, %S, %oIntra : !kvf, !st -> !kvf
+    %outb = arith.truncf %out : !kvf to !kv
+    tile.store %outb, %ov[%t0, %c0] : !kv
+
+    // S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new.
+    %dEnd = arith.subf %GlastKV, %G : !kvf
+    %eEnd = math.exp %dEnd : !kvf
+    %kEnd = arith.mulf %kf, %eEnd : !kvf
+    %kEndT = tile.transpose %kEnd : !kvf -> !kt
+    %decay = math.exp %Glast : !chan
+    %decayE = tile.expand_dims %decay at 1 : !chan -> !chanc
+    %decayB = tile.broadcast %decayE : !chanc -> !st
+    %Sd = arith.mulf %S, %decayB : !st
+    %Sn = tile.dot %kEndT, %vnew, %Sd : !kt, !kvf -> !st
+    scf.yield %Sn : !st
+  }
+  tile.store %Sfin, %htv[%c0, %c0] : !st
+  return
+}
+
+// The same computation in two launches, so that everything a chunk needs
+// but S is computed by parallel programs, and the serial chain per
+// (sequence, head) is four dots per chunk.
+//
+// @kda_prep_d{128,64}: program (h, n, c) takes chunk c of sequence n, head
+// h (programs past the sequence's last chunk do nothing) and writes its
+// record to the workspace ws (f32): −W, U, scale·(q ⊙ Γ), k ⊙ exp(G_last −
+// G) (64×D each, rows 0-255 of a D-wide record), exp(G_last) (row 256),
+// A_qk (64×64, after row 257). Record (slot, h) starts at (slot·H + h)·REC,
+// REC = 257·D + 4096, with slot = n·C + c (C = ceil(T / 64)), or, with
+// cu_seqlens, floor(bos / 64) + n + c: sequences' slots never overlap
+// since Σ_{m<n} ceil(len_m / 64) ≤ floor(bos_n / 64) + n, and there are at
+// most floor(T / 64) + N + 1 of them.
+//
+// @kda_chain_d{128,64}: program (h, n) walks the records of its chunks:
+// v_new = U − W·S, o = scale·(q ⊙ Γ)·S + A_qk·v_new,
+// S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new, on tf32 dots.
+// @kda_chain_bf16_d{128,64}: the same with bf16 operands (S, W, v_new, ...
+// rounded to bf16 for the products, accumulation and S in fp32): an
+// emulation of the kernel put its errors at about 0.4% of the largest
+// output and 0.6% of the largest state element on the stress cases.
+func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
+    %v: !tile.ptr<bf16>, %g: !tile.ptr<f32>, %beta: !tile.ptr<bf16>,
+    %ws: !tile.ptr<f32>, %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32,
+    %has_cu: i32, %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {D = 128 : i32},
+                tile.instances = {
+                  kda_prep_d128 = {},
+                  kda_prep_d64 = {D = 64 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c6 = arith.constant 6 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c257 = arith.constant 257 : i32
+  %c257_64 = arith.constant 257 : i64
+  %c4096 = arith.constant 4096 : i64
+  %zf = arith.constant 0.0 : f32
+  %onef = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %cD = tile.param "D" : i32
+  %h = tile.program_id x
+  %n = tile.program_id y
+  %c = tile.program_id z
+
+  %n1 = arith.addi %n, %c1 : i32
+  %cuLen0 = arith.addi %N, %c1 : i32
+  %useCu = arith.cmpi ne, %has_cu, %c0 : i32
+  %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
+  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuA = tile.load %cuv[%n] : tensor<1xi32>
+  %cuB = tile.load %cuv[%n1] : tensor<1xi32>
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosLo = arith.maxsi %bosRaw, %c0 : i32
+  %bos = arith.minsi %bosLo, %T : i32
+  %eosLo = arith.maxsi %eosRaw, %bos : i32
+  %eos = arith.minsi %eosLo, %T : i32
+  %cuSpan = arith.subi %eos, %bos : i32
+  %nT = arith.muli %n, %T : i32
+  %start = arith.select %useCu, %bos, %nT : i32
+  %len = arith.select %useCu, %cuSpan, %T : i32
+  %len63 = arith.addi %len, %c63 : i32
+  %nChunks = arith.divsi %len63, %c64 : i32
+  %T63 = arith.addi %T, %c63 : i32
+  %C = arith.divsi %T63, %c64 : i32
+  %bos64 = arith.shrsi %bos, %c6 : i32
+  %cuSlot = arith.addi %bos64, %n : i32
+  %nC = arith.muli %n, %C : i32
+  %slot0 = arith.select %useCu, %cuSlot, %nC : i32
+  %slot = arith.addi %slot0, %c : i32
+  %live = arith.cmpi slt, %c, %nChunks : i32
+  scf.if %live {
+    %start64 = arith.extui %start : i32 to i64
+    %H64 = arith.extui %H : i32 to i64
+    %h64 = arith.extui %h : i32 to i64
+    %D64 = arith.extui %cD : i32 to i64
+    %tokH = arith.muli %start64, %H64 : i64
+    %row0 = arith.addi %tokH, %h64 : i64
+    %elem0 = arith.muli %row0, %D64 : i64
+    %HD = arith.muli %H, %cD : i32
+    %qh = tile.addptr %q, %elem0 : !tile.ptr<bf16>, i64
+    %kh = tile.addptr %k, %elem0 : !tile.ptr<bf16>, i64
+    %vh = tile.addptr %v, %elem0 : !tile.ptr<bf16>, i64
+    %gh = tile.addptr %g, %elem0 : !tile.ptr<f32>, i64
+    %bh = tile.addptr %beta, %row0 : !tile.ptr<bf16>, i64
+    %qv = tile.make_view %qh[%len, %cD] strides[%HD, %c1]
+        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    %kv = tile.make_view %kh[%len, %cD] strides[%HD, %c1]
+        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    %vv = tile.make_view %vh[%len, %cD] strides[%HD, %c1]
+        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    %gv = tile.make_view %gh[%len, %cD] strides[%HD, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %bvKV = tile.make_view %bh[%len, %cD] strides[%H, %c0]
+        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    %bvSq = tile.make_view %bh[%len, %c64] strides[%H, %c0]
+        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    // This chunk's record.
+    %slot64 = arith.extui %slot : i32 to i64
+    %slotH = arith.muli %slot64, %H64 : i64
+    %rec0 = arith.addi %slotH, %h64 : i64
+    %D257 = arith.muli %D64, %c257_64 : i64
+    %recLen = arith.addi %D257, %c4096 : i64
+    %recAt = arith.muli %rec0, %recLen : i64
+    %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
+    %recv = tile.make_view %wsr[%c257, %cD] strides[%cD, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
+    %aqv = tile.make_view %wsa[%c64, %c64] strides[%c64, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+
+    %onesKV = tile.splat %c1 : !kvi
+    %rowKV = tile.scan add %onesKV along 0 exclusive : !kvi
+    %onesSq = tile.splat %c1 : !sqi
+    %rowSq = tile.scan add %onesSq along 0 exclusive : !sqi
+    %colSq = tile.scan add %onesSq along 1 exclusive : !sqi
+    %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
+    %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
+    %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
+    %c63KV = tile.splat %c63 : !kvi
+    %isLast = arith.cmpi eq, %rowKV, %c63KV : !kvi
+    %zKV = tile.splat %zf : !kvf
+    %ninfKV = tile.splat %ninf : !kvf
+    %zSq = tile.splat %zf : !sq
+    %oneSq = tile.splat %onef : !sq
+    %scaleSq = tile.splat %scale : !sq
+    %scaleKV = tile.splat %scale : !kvf
+    %eye = arith.select %diag, %oneSq, %zSq : !sqb, !sq
+
+    %t0 = arith.muli %c, %c64 : i32
+    %qb = tile.load %qv[%t0, %c0] : !kv
+    %kb = tile.load %kv[%t0, %c0] : !kv
+    %vb = tile.load %vv[%t0, %c0] : !kv
+    %gt = tile.load %gv[%t0, %c0] : !kvf
+    %btKVb = tile.load %bvKV[%t0, %c0] : !kv
+    %btSqb = tile.load %bvSq[%t0, %c0] : !sqbf
+    %qf = arith.extf %qb : !kv to !kvf
+    %kf = arith.extf %kb : !kv to !kvf
+    %vf = arith.extf %vb : !kv to !kvf
+    %btKV = arith.extf %btKVb : !kv to !kvf
+    %btSq = arith.extf %btSqb : !sqbf to !sq
+
+    %G = tile.scan add %gt along 0 : !kvf
+    %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
+    %Glast = tile.reduce max %GlastRows along 0 : !kvf -> !chan
+    %GlastE = tile.expand_dims %Glast at 0 : !chan -> !chan2
+    %GlastKV = tile.broadcast %GlastE : !chan2 -> !kvf
+
+    %A:2 = scf.for %I = %c0 to %c4 step %c1 iter_args(%aqk = %zSq, %akk = %zSq)
+        -> (!sq, !sq) : i32 {
+      %first = arith.muli %I, %c16 : i32
+      %end = arith.addi %first, %c16 : i32
+      %ref = arith.addi %first, %c8 : i32
+      %refKV = tile.splat %ref : !kvi
+      %isRef = arith.cmpi eq, %rowKV, %refKV : !kvi
+      %GrefRows = arith.select %isRef, %G, %ninfKV : !kvb, !kvf
+      %Gref = tile.reduce max %GrefRows along 0 : !kvf -> !chan
+      %GrefE = tile.expand_dims %Gref at 0 : !chan -> !chan2
+      %GrefKV = tile.broadcast %GrefE : !chan2 -> !kvf
+      %firstKV = tile.splat %first : !kvi
+      %endKV = tile.splat %end : !kvi
+      %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
+      %ltEnd = arith.cmpi slt, %rowKV, %endKV : !kvi
+      %inBlock = arith.andi %geFirst, %ltEnd : !kvb
+      %dl = arith.subf %G, %GrefKV : !kvf
+      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
+      %el = math.exp %dlm : !kvf
+      %dr = arith.subf %GrefKV, %G : !kvf
+      %drm = arith.select %ltEnd, %dr, %ninfKV : !kvb, !kvf
+      %er = math.exp %drm : !kvf
+      %ql = arith.mulf %qf, %el : !kvf
+      %kl = arith.mulf %kf, %el : !kvf
+      %kr = arith.mulf %kf, %er : !kvf
+      %krT = tile.transpose %kr : !kvf -> !kt
+      %aqkN = tile.dot %ql, %krT, %aqk : !kvf, !kt -> !sq
+      %akkN = tile.dot %kl, %krT, %akk : !kvf, !kt -> !sq
+      scf.yield %aqkN, %akkN : !sq, !sq
+    }
+    %aqkS = arith.mulf %A#0, %scaleSq : !sq
+    %Aqk = arith.select %lower, %aqkS, %zSq : !sqb, !sq
+    %akkB = arith.mulf %A#1, %btSq : !sq
+    %negA = arith.subf %zSq, %akkB : !sq
+    %Nl = arith.select %strict, %negA, %zSq : !sqb, !sq
+    %X0 = arith.addf %eye, %Nl : !sq
+    %inv:2 = scf.for %s = %c0 to %c5 step %c1 iter_args(%X = %X0, %P = %Nl)
+        -> (!sq, !sq) : i32 {
+      %P2 = tile.dot %P, %P, %zSq : !sq, !sq -> !sq
+      %X2 = tile.dot %X, %P2, %X : !sq, !sq -> !sq
+      scf.yield %X2, %P2 : !sq, !sq
+    }
+
+    %eG = math.exp %G : !kvf
+    %bk = arith.mulf %kf, %btKV : !kvf
+    %bkg = arith.mulf %bk, %eG : !kvf
+    %nbkg = arith.subf %zKV, %bkg : !kvf
+    %bvv = arith.mulf %vf, %btKV : !kvf
+    %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
+    %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
+    %qg = arith.mulf %qf, %eG : !kvf
+    %qgs = arith.mulf %qg, %scaleKV : !kvf
+    %dEnd = arith.subf %GlastKV, %G : !kvf
+    %eEnd = math.exp %dEnd : !kvf
+    %kEnd = arith.mulf %kf, %eEnd : !kvf
+    %decay = math.exp %Glast : !chan
+    %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
+    %c128 = arith.muli %c64, %c4 : i32
+    %c192 = arith.addi %c128, %c64 : i32
+    %c256 = arith.addi %c192, %c64 : i32
+    tile.store %Wn, %recv[%c0, %c0] : !kvf
+    tile.store %U, %recv[%c64, %c0] : !kvf
+    tile.store %qgs, %recv[%c128, %c0] : !kvf
+    tile.store %kEnd, %recv[%c192, %c0] : !kvf
+    tile.store %decayE, %recv[%c256, %c0] : !chan2
+    tile.store %Aqk, %aqv[%c0, %c0] : !sq
+  }
+  return
+}
+
+func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
+    %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
+    %T: i32, %H: i32, %N: i32, %has_h0: i32, %has_ht: i32, %has_cu: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {D = 128 : i32, P = bf16},
+                tile.instances = {
+                  kda_chain_d128 = {P = f32},
+                  kda_chain_d64 = {D = 64 : i32, P = f32},
+                  kda_chain_bf16_d128 = {},
+                  kda_chain_bf16_d64 = {D = 64 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c6 = arith.constant 6 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %c192 = arith.constant 192 : i32
+  %c257 = arith.constant 257 : i32
+  %c257_64 = arith.constant 257 : i64
+  %c4096 = arith.constant 4096 : i64
+  %c256_64 = arith.constant 256 : i64
+  %zf = arith.constant 0.0 : f32
+  %cD = tile.param "D" : i32
+  %h = tile.program_id x
+  %n = tile.program_id y
+
+  %n1 = arith.addi %n, %c1 : i32
+  %cuLen0 = arith.addi %N, %c1 : i32
+  %useCu = arith.cmpi ne, %has_cu, %c0 : i32
+  %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
+  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuA = tile.load %cuv[%n] : tensor<1xi32>
+  %cuB = tile.load %cuv[%n1] : tensor<1xi32>
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosLo = arith.maxsi %bosRaw, %c0 : i32
+  %bos = arith.minsi %bosLo, %T : i32
+  %eosLo = arith.maxsi %eosRaw, %bos : i32
+  %eos = arith.minsi %eosLo, %T : i32
+  %cuSpan = arith.subi %eos, %bos : i32
+  %nT = arith.muli %n, %T : i32
+  %start = arith.select %useCu, %bos, %nT : i32
+  %len = arith.select %useCu, %cuSpan, %T : i32
+  %len63 = arith.addi %len, %c63 : i32
+  %nChunks = arith.divsi %len63, %c64 : i32
+  %T63 = arith.addi %T, %c63 : i32
+  %C = arith.divsi %T63, %c64 : i32
+  %bos64 = arith.shrsi %bos, %c6 : i32
+  %cuSlot = arith.addi %bos64, %n : i32
+  %nC = arith.muli %n, %C : i32
+  %slot0 = arith.select %useCu, %cuSlot, %nC : i32
+
+  %start64 = arith.extui %start : i32 to i64
+  %H64 = arith.extui %H : i32 to i64
+  %h64 = arith.extui %h : i32 to i64
+  %D64 = arith.extui %cD : i32 to i64
+  %tokH = arith.muli %start64, %H64 : i64
+  %row0 = arith.addi %tokH, %h64 : i64
+  %elem0 = arith.muli %row0, %D64 : i64
+  %HD = arith.muli %H, %cD : i32
+  %oh = tile.addptr %o, %elem0 : !tile.ptr<bf16>, i64
+  %ov = tile.make_view %oh[%len, %cD] strides[%HD, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %D257 = arith.muli %D64, %c257_64 : i64
+  %recLen = arith.addi %D257, %c4096 : i64
+  %D256 = arith.muli %D64, %c256_64 : i64
+
+  %n64 = arith.extui %n : i32 to i64
+  %nH = arith.muli %n64, %H64 : i64
+  %nHh = arith.addi %nH, %h64 : i64
+  %DD = arith.muli %D64, %D64 : i64
+  %st0 = arith.muli %nHh, %DD : i64
+  %h0h = tile.addptr %h0, %st0 : !tile.ptr<f32>, i64
+  %hth = tile.addptr %ht, %st0 : !tile.ptr<f32>, i64
+  %useH0 = arith.cmpi ne, %has_h0, %c0 : i32
+  %useHt = arith.cmpi ne, %has_ht, %c0 : i32
+  %h0Rows = arith.select %useH0, %cD, %c0 : i32
+  %htRows = arith.select %useHt, %cD, %c0 : i32
+  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %S0 = tile.load %h0v[%c0, %c0] : !st
+
+  %Sfin = scf.for %c = %c0 to %nChunks step %c1 iter_args(%S = %S0)
+      -> (!st) : i32 {
+    %slot = arith.addi %slot0, %c : i32
+    %slot64 = arith.extui %slot : i32 to i64
+    %slotH = arith.muli %slot64, %H64 : i64
+    %rec0 = arith.addi %slotH, %h64 : i64
+    %recAt = arith.muli %rec0, %recLen : i64
+    %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
+    %recv = tile.make_view %wsr[%c257, %cD] strides[%cD, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %wsd = tile.addptr %wsr, %D256 : !tile.ptr<f32>, i64
+    // exp(G_last) repeated along the rows of S's columns (stride 0).
+    %dkv = tile.make_view %wsd[%cD, %cD] strides[%c1, %c0]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
+    %aqv = tile.make_view %wsa[%c64, %c64] strides[%c64, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %Wn = tile.load %recv[%c0, %c0] : !kvf
+    %U = tile.load %recv[%c64, %c0] : !kvf
+    %qgs = tile.load %recv[%c128, %c0] : !kvf
+    %kEnd = tile.load %recv[%c192, %c0] : !kvf
+    %decayB = tile.load %dkv[%c0, %c0] : !st
+    %Aqk = tile.load %aqv[%c0, %c0] : !sq
+    %zKV = tile.splat %zf : !kvf
+
+    %WnP = arith.truncf %Wn {tile.elem = "P"} : !kvf to !kvp
+    %SP = arith.truncf %S {tile.elem = "P"} : !st to !stp
+    %vnew = tile.dot %WnP, %SP, %U : !kvp, !stp -> !kvf
+    %AqkP = arith.truncf %Aqk {tile.elem = "P"} : !sq to !sqp
+    %vnewP = arith.truncf %vnew {tile.elem = "P"} : !kvf to !kvp
+    %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !kvp -> !kvf
+    %qgsP = arith.truncf %qgs {tile.elem = "P"} : !kvf to !kvp
+    %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !stp -> !kvf
+    %outb = arith.truncf %out : !kvf to !kv
+    %t0 = arith.muli %c, %c64 : i32
+    tile.store %outb, %ov[%t0, %c0] : !kv
+    %kEndP = arith.truncf %kEnd {tile.elem = "P"} : !kvf to !kvp
+    %kEndT = tile.transpose %kEndP : !kvp -> !ktp
+    %Sd = arith.mulf %S, %decayB : !st
+    %Sn = tile.dot %kEndT, %vnewP, %Sd : !ktp, !kvp -> !st
+    scf.yield %Sn : !st
+  }
+  tile.store %Sfin, %htv[%c0, %c0] : !st
+  return
+}

@@ -1,0 +1,257 @@
+#include "runtime/kda.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/context.h"
+#include "runtime/driver.h"
+#include "runtime/embedded.h"
+#include "runtime/launch.h"
+#include "runtime/module.h"
+#include "runtime/scratch.h"
+
+namespace tilec {
+namespace {
+
+constexpr char kModuleName[] = "kda";
+
+absl::Status Invalid(const char *argument, const std::string &why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("argument '", argument, "' ", why));
+}
+
+} // namespace
+
+int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
+                          int64_t dim, int64_t packed_sequences) {
+  const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
+  // Chunk slots: n·C + c, or with cu_seqlens floor(bos / 64) + n + c.
+  const int64_t slots = packed_sequences >= 0
+                            ? tokens / kKdaChunk + packed_sequences + 1
+                            : batch * chunks;
+  const int64_t record = 257 * dim + kKdaChunk * kKdaChunk;
+  return slots * heads * record * 4;
+}
+
+absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
+                                const TensorRef &v, const TensorRef &g,
+                                const TensorRef &beta, float scale,
+                                const TensorRef &o, const KdaOptions &options) {
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("q", q, {DType::kBF16},
+                  {kAnyExtent, kAnyExtent, kAnyExtent, kAnyExtent}));
+  const int64_t batch = q.shape[0], tokens = q.shape[1], heads = q.shape[2],
+                dim = q.shape[3];
+  if (batch < 1 || tokens < 1 || heads < 1)
+    return Invalid("q", absl::StrCat("has shape ", ShapeString(q.shape),
+                                     "; expected (B, T, H, K) with B, T, "
+                                     "H >= 1"));
+  if (dim != 64 && dim != 128)
+    return absl::UnimplementedError(
+        absl::StrCat("argument 'q' has head dim K = ", dim,
+                     "; the KDA kernels take 64 or 128"));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("k", k, {DType::kBF16}, {batch, tokens, heads, dim}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("v", v, {DType::kBF16}, {batch, tokens, heads, kAnyExtent}));
+  if (v.shape[3] != dim)
+    return absl::UnimplementedError(
+        absl::StrCat("argument 'v' has head dim V = ", v.shape[3],
+                     "; the KDA kernels take V = K = ", dim));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("g", g, {DType::kF32}, {batch, tokens, heads, dim}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("beta", beta, {DType::kBF16}, {batch, tokens, heads}));
+  TILEC_RETURN_IF_ERROR(
+      CheckTensor("o", o, {DType::kBF16}, {batch, tokens, heads, dim}));
+  if (!std::isfinite(scale))
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument 'scale' is ", scale, "; expected a number"));
+  if (options.schedule != KdaSchedule::kTwoPhase &&
+      options.schedule != KdaSchedule::kSingleKernel &&
+      options.schedule != KdaSchedule::kTwoPhaseBf16Chain)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument 'schedule' is ", int(options.schedule),
+        "; expected 0 (two-phase), 1 (single kernel) or 2 (two-phase, bf16 "
+        "chain)"));
+  int64_t sequences = batch;
+  if (options.cu_seqlens) {
+    TILEC_RETURN_IF_ERROR(CheckTensor("cu_seqlens", *options.cu_seqlens,
+                                      {DType::kI32}, {kAnyExtent}));
+    if (options.cu_seqlens->shape[0] < 2)
+      return Invalid("cu_seqlens",
+                     absl::StrCat("has shape ",
+                                  ShapeString(options.cu_seqlens->shape),
+                                  "; expected (N + 1,) with N >= 1"));
+    if (batch != 1)
+      return Invalid("q", absl::StrCat("has batch ", batch,
+                                       "; with cu_seqlens the sequences are "
+                                       "packed along T and B must be 1"));
+    sequences = options.cu_seqlens->shape[0] - 1;
+  }
+  if (options.initial_state)
+    TILEC_RETURN_IF_ERROR(CheckTensor("initial_state", *options.initial_state,
+                                      {DType::kF32},
+                                      {sequences, heads, dim, dim}));
+  if (options.final_state)
+    TILEC_RETURN_IF_ERROR(CheckTensor("final_state", *options.final_state,
+                                      {DType::kF32},
+                                      {sequences, heads, dim, dim}));
+  // Views take 32-bit extents and strides: H·K, T and H·V per row.
+  TILEC_RETURN_IF_ERROR(CheckInt32Extents("q", q));
+  if (batch * tokens > INT32_MAX || heads * dim > INT32_MAX)
+    return Invalid("q", absl::StrCat("has shape ", ShapeString(q.shape),
+                                     "; B*T and H*K must be at most "
+                                     "2^31 - 1"));
+  const std::pair<const char *, const TensorRef *> inputs[] = {
+      {"q", &q},
+      {"k", &k},
+      {"v", &v},
+      {"g", &g},
+      {"beta", &beta},
+      {"initial_state", options.initial_state},
+      {"cu_seqlens", options.cu_seqlens}};
+  for (const auto &[name, input] : inputs) {
+    if (!input)
+      continue;
+    TILEC_RETURN_IF_ERROR(CheckNoOverlap(name, *input, "o", o));
+    if (options.final_state)
+      TILEC_RETURN_IF_ERROR(
+          CheckNoOverlap(name, *input, "final_state", *options.final_state));
+  }
+  if (options.final_state)
+    TILEC_RETURN_IF_ERROR(
+        CheckNoOverlap("o", o, "final_state", *options.final_state));
+  if (heads > kMaxGridX)
+    return absl::UnimplementedError(absl::StrCat(
+        "argument 'q' has ", heads, " heads; at most ", kMaxGridX));
+  if (sequences > kMaxGridYZ)
+    return absl::UnimplementedError(
+        absl::StrCat(options.cu_seqlens ? "argument 'cu_seqlens' holds "
+                                        : "argument 'q' has batch ",
+                     sequences, options.cu_seqlens ? " sequences" : "",
+                     "; the kernels take at most ", kMaxGridYZ));
+  return absl::OkStatus();
+}
+
+absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
+                        const TensorRef &v, const TensorRef &g,
+                        const TensorRef &beta, float scale, const TensorRef &o,
+                        const KdaOptions &options, CUstream stream) {
+  TILEC_RETURN_IF_ERROR(
+      ValidateKdaForward(q, k, v, g, beta, scale, o, options));
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  std::vector<std::pair<absl::string_view, const TensorRef *>> tensors = {
+      {"q", &q}, {"k", &k}, {"v", &v}, {"g", &g}, {"beta", &beta}, {"o", &o}};
+  if (options.initial_state)
+    tensors.push_back({"initial_state", options.initial_state});
+  if (options.final_state)
+    tensors.push_back({"final_state", options.final_state});
+  if (options.cu_seqlens)
+    tensors.push_back({"cu_seqlens", options.cu_seqlens});
+  absl::StatusOr<int> device = CheckDeviceTensors(**driver, tensors);
+  if (!device.ok())
+    return device.status();
+  const int64_t dim = q.shape[3];
+  const char *suffix = dim == 64 ? "_d64" : "_d128";
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel(kModuleName, absl::StrCat("kda_fwd", suffix), *device);
+  if (!kernel.ok())
+    return kernel.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*kernel)->context(), *device));
+
+  const int batch = int(q.shape[0]), tokens = int(q.shape[1]),
+            heads = int(q.shape[2]);
+  const int sequences =
+      options.cu_seqlens ? int(options.cu_seqlens->shape[0] - 1) : batch;
+  auto ptr = [](const TensorRef *t) {
+    return KernelArg::Ptr(t ? t->data : nullptr);
+  };
+  const int64_t chunks = (int64_t(tokens) + kKdaChunk - 1) / kKdaChunk;
+  if (options.schedule != KdaSchedule::kSingleKernel && chunks <= kMaxGridYZ) {
+    absl::StatusOr<const Kernel *> prep = GetEmbeddedKernel(
+        kModuleName, absl::StrCat("kda_prep", suffix), *device);
+    if (!prep.ok())
+      return prep.status();
+    const bool bf16_chain = options.schedule == KdaSchedule::kTwoPhaseBf16Chain;
+    absl::StatusOr<const Kernel *> chain = GetEmbeddedKernel(
+        kModuleName,
+        absl::StrCat(bf16_chain ? "kda_chain_bf16" : "kda_chain", suffix),
+        *device);
+    if (!chain.ok())
+      return chain.status();
+    const ScratchRequest requests[] = {
+        {size_t(KdaWorkspaceBytes(batch, tokens, heads, dim,
+                                  options.cu_seqlens ? sequences : -1)),
+         /*zeroed=*/false}};
+    ScopedContext scope(**driver, (*prep)->context());
+    if (!scope.status().ok())
+      return scope.status();
+    return ScratchFor(**driver, (*prep)->context())
+        .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+          const KernelArg prep_args[] = {
+              KernelArg::Ptr(q.data),
+              KernelArg::Ptr(k.data),
+              KernelArg::Ptr(v.data),
+              KernelArg::Ptr(g.data),
+              KernelArg::Ptr(beta.data),
+              KernelArg::DevicePtr(buffers[0]),
+              ptr(options.cu_seqlens),
+              KernelArg::I32(tokens),
+              KernelArg::I32(heads),
+              KernelArg::I32(sequences),
+              KernelArg::I32(options.cu_seqlens ? 1 : 0),
+              KernelArg::F32(scale)};
+          const Dim3 prep_grid = {uint32_t(heads), uint32_t(sequences),
+                                  uint32_t(chunks)};
+          TILEC_RETURN_IF_ERROR((*prep)->Launch(prep_grid, prep_args, stream,
+                                                PointerCheck::kSkip));
+          const KernelArg chain_args[] = {
+              KernelArg::DevicePtr(buffers[0]),
+              KernelArg::Ptr(o.data),
+              ptr(options.initial_state),
+              ptr(options.final_state),
+              ptr(options.cu_seqlens),
+              KernelArg::I32(tokens),
+              KernelArg::I32(heads),
+              KernelArg::I32(sequences),
+              KernelArg::I32(options.initial_state ? 1 : 0),
+              KernelArg::I32(options.final_state ? 1 : 0),
+              KernelArg::I32(options.cu_seqlens ? 1 : 0)};
+          const Dim3 chain_grid = {uint32_t(heads), uint32_t(sequences), 1};
+          return (*chain)->Launch(chain_grid, chain_args, stream,
+                                  PointerCheck::kSkip);
+        });
+  }
+  const KernelArg args[] = {KernelArg::Ptr(q.data),
+                            KernelArg::Ptr(k.data),
+                            KernelArg::Ptr(v.data),
+                            KernelArg::Ptr(g.data),
+                            KernelArg::Ptr(beta.data),
+                            KernelArg::Ptr(o.data),
+                            ptr(options.initial_state),
+                            ptr(options.final_state),
+                            ptr(options.cu_seqlens),
+                            KernelArg::I32(tokens),
+                            KernelArg::I32(heads),
+                            KernelArg::I32(sequences),
+                            KernelArg::I32(options.initial_state ? 1 : 0),
+                            KernelArg::I32(options.final_state ? 1 : 0),
+                            KernelArg::I32(options.cu_seqlens ? 1 : 0),
+                            KernelArg::F32(scale)};
+  const Dim3 grid = {uint32_t(heads), uint32_t(sequences), 1};
+  ScopedContext scope(**driver, (*kernel)->context());
+  if (!scope.status().ok())
+    return scope.status();
+  return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
+}
+
+} // namespace tilec

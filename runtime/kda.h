@@ -1,0 +1,81 @@
+// KDA (Kimi Delta Attention) chunked forward on the embedded "kda" kernels
+// (KERNELS.md §4, kernels_dsl/kda.mlir).
+#ifndef TILEC_RUNTIME_KDA_H_
+#define TILEC_RUNTIME_KDA_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "runtime/cuda_driver_api.h"
+#include "runtime/validate.h"
+
+namespace tilec {
+
+// Tokens per chunk of the kernels.
+inline constexpr int64_t kKdaChunk = 64;
+
+// Bytes of the two-phase schedule's workspace: one record of 257·D + 64²
+// floats per (chunk slot, head); `packed_sequences` is N with cu_seqlens,
+// -1 without. Exposed for tests.
+int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
+                          int64_t dim, int64_t packed_sequences);
+
+// How KdaForward runs (kernels_dsl/kda.mlir, docs/kda.md).
+enum class KdaSchedule : int {
+  // kda_prep: one program per (chunk, sequence, head) computes everything
+  // a chunk needs but the state into a workspace (stream-ordered scratch);
+  // kda_chain: one program per (sequence, head) walks its chunks.
+  kTwoPhase = 0,
+  // kda_fwd: one program per (sequence, head) does all of it.
+  kSingleKernel = 1,
+  // kTwoPhase with the chain's products on bf16 operands (fp32
+  // accumulation and state): fewer tensor-core instructions on the serial
+  // path, about 0.4% of the largest output in error on the stress cases.
+  kTwoPhaseBf16Chain = 2,
+};
+
+// The optional arguments of KdaForward; a null pointer means absent.
+struct KdaOptions {
+  KdaSchedule schedule = KdaSchedule::kTwoPhase;
+  // (N, H, K, V) f32: the state each sequence starts from (zero if absent).
+  const TensorRef *initial_state = nullptr;
+  // (N, H, K, V) f32: written with the state after each sequence's last
+  // token.
+  const TensorRef *final_state = nullptr;
+  // (N + 1,) int32: with it, q, k, v, g, beta and o hold N sequences packed
+  // along T (B = 1): sequence n is tokens [cu_seqlens[n], cu_seqlens[n+1]).
+  // Its values are read on the device: non-decreasing, from 0 to T
+  // (values outside [0, T] are clamped there, so they never address
+  // outside the tensors).
+  const TensorRef *cu_seqlens = nullptr;
+};
+
+// Checks the arguments without touching the device: q, k (B, T, H, K)
+// bf16; v (B, T, H, V) bf16; g (B, T, H, K) f32; beta (B, T, H) bf16; o
+// (B, T, H, V) bf16; K = V, 64 or 128 (Unimplemented otherwise); B, T, H
+// >= 1; the options' shapes as above with N = B, or N = len(cu_seqlens) -
+// 1 >= 1 and B = 1 with cu_seqlens; all row-major contiguous; o and
+// final_state overlap no input nor each other; scale finite. Errors name
+// the argument.
+absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
+                                const TensorRef &v, const TensorRef &g,
+                                const TensorRef &beta, float scale,
+                                const TensorRef &o,
+                                const KdaOptions &options = {});
+
+// Per sequence and head, token t: S <- diag(exp(g_t))·S; S <- S +
+// beta_t·k_t ⊗ (v_t − Sᵀk_t); o_t = scale·Sᵀq_t, with the K×V state S in
+// fp32, computed in chunks of 64 tokens (any T). g is the raw per-token
+// log-decay (the kernel takes its cumulative sums). ValidateKdaForward,
+// the device checks of the other entry points, then the launches of
+// `options.schedule` on `stream` (sequences of more than 65535 chunks run
+// on the single kernel).
+absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
+                        const TensorRef &v, const TensorRef &g,
+                        const TensorRef &beta, float scale, const TensorRef &o,
+                        const KdaOptions &options = {},
+                        CUstream stream = nullptr);
+
+} // namespace tilec
+
+#endif // TILEC_RUNTIME_KDA_H_

@@ -1,0 +1,34 @@
+// REQUIRES: ptxas
+// RUN: emit-ptx %kernels/kda.mlir --target=sm_90a -o %t.sm90a.ptx --metadata-out=%t.sm90a.json && %ptxas -arch=sm_90a %t.sm90a.ptx -o %t.cubin
+// RUN: emit-ptx %kernels/kda.mlir --target=sm_80 -o %t.sm80.ptx && %ptxas -arch=sm_80 %t.sm80.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefixes=PTX,PTX90 < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm80.ptx
+// RUN: FileCheck %s --check-prefix=META < %t.sm90a.json
+
+// The KDA kernels on both targets: every product a tf32 dot on mma.sync
+// (m16n8k8, operands rounded with cvt.rna while staged), the cumulative
+// decay a scan (shfl.sync.up), exponentials on ex2; one instance per head
+// dim of each of the three templates, and the chain's bf16 instances, whose
+// products are bf16 mma.sync (and, for the 128-row state update on
+// sm_90a, wgmma).
+// PTX-DAG: .entry kda_fwd_d128(
+// PTX-DAG: .entry kda_fwd_d64(
+// PTX-DAG: .entry kda_prep_d128(
+// PTX-DAG: .entry kda_prep_d64(
+// PTX-DAG: .entry kda_chain_d128(
+// PTX-DAG: .entry kda_chain_d64(
+// PTX-DAG: .entry kda_chain_bf16_d128(
+// PTX-DAG: .entry kda_chain_bf16_d64(
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: cvt.rna.tf32.f32
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// PTX-DAG: shfl.sync.up
+// PTX-DAG: ex2.approx
+
+// Metadata of the three kernels the runtime launches.
+// META-DAG: "name": "kda_fwd_d128"
+// META-DAG: "name": "kda_prep_d128"
+// META-DAG: "name": "kda_chain_d128"
+// META-DAG: "name": "kda_chain_bf16_d128"
