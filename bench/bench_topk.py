@@ -66,7 +66,8 @@ def grid(args):
     flush = l2_flusher()
     rows = []
     print(f"{'batch':>6} {'n':>8} {'k':>6} {'tilec us':>10} {'torch us':>10} "
-          f"{'speedup':>8} {'read1 us':>9} {'x read1':>8} ok", flush=True)
+          f"{'speedup':>8} {'read1 us':>9} {'x read1':>8} ok  path",
+          flush=True)
     for b in args.batches:
         for n in args.ns:
             nbytes = b * n * 4
@@ -86,7 +87,8 @@ def grid(args):
                 values = torch.full((b, k), float("nan"), device="cuda")
                 indices = torch.full((b, k), -1, device="cuda",
                                      dtype=torch.int64)
-                row = dict(batch=b, n=n, k=k, read1_us=read1)
+                row = dict(batch=b, n=n, k=k, read1_us=read1,
+                           path=tilec.topk_strategy(b, n, k))
                 try:
                     tilec.topk(xs[0], k, values, indices)
                     torch.cuda.synchronize()
@@ -108,7 +110,8 @@ def grid(args):
                       f"{row['speedup'] or float('nan'):>7.2f}x "
                       f"{read1 if read1 else float('nan'):>9.1f} "
                       f"{ours / read1 if ours and read1 else float('nan'):>8.2f}"
-                      f" {dict([(True, 'yes'), (False, 'NO'), (None, 'refused')])[row['correct']]}",
+                      f" {dict([(True, 'yes'), (False, 'NO'), (None, 'refused')])[row['correct']]}"
+                      f"  {row['path']}",
                       flush=True)
             del xs
             torch.cuda.empty_cache()

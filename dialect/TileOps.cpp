@@ -563,6 +563,12 @@ LogicalResult GatherOp::verify() {
                              "result");
 }
 
+LogicalResult ScatterStoreOp::verify() {
+  return verifyIndexedAccess(*this, getView().getType(), getIndices(),
+                             cast<RankedTensorType>(getValue().getType()),
+                             "value");
+}
+
 LogicalResult AtomicOp::verify() {
   auto value = cast<RankedTensorType>(getValue().getType());
   if (failed(verifyIndexedAccess(*this, getView().getType(), getIndices(),

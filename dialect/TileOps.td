@@ -583,6 +583,35 @@ def Tile_GatherOp : Tile_Op<"gather", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScatterStoreOp : Tile_Op<"scatter_store", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>,
+    OptionalTypesMatchWith<"mask has the shape of the value", "value", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "store elements into a view at per-element coordinates";
+  let description = [{
+    Element `i` of `value` is written to `view[indices#0[i], indices#1[i],
+    ...]` where `mask[i]` is true (every element when absent); every index
+    tile has the value's shape. Out-of-bounds coordinates write nothing.
+    The counterpart of `tile.gather`: compacting selected elements into a
+    buffer in global memory at positions from a prefix sum, or permuting a
+    tile into place (a merge writes each element at its merged rank). When
+    several elements go to one position, one of them wins.
+
+    ```mlir
+    tile.scatter_store %keys, %out[%pos] mask %take
+        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Tile_Tile:$value,
+                       Variadic<Tile_IntTile>:$indices,
+                       Optional<Tile_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $view `[` $indices `]` (`mask` $mask^)? attr-dict `:`
+    qualified(type($view)) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AtomicOp : Tile_Op<"atomic", [MemoryEffects<[MemRead, MemWrite]>,
     AllTypesMatch<["value", "result"]>]> {
   let summary = "element-wise atomic read-modify-write into a view";

@@ -1,3 +1,17 @@
+// Top-k kernels. runtime/topk.cc picks one path per (batch, n, k)
+// (ChooseTopKStrategy; docs/runtime.md "Top-k strategies"):
+//   topk_rows_w64/w256/w1024  several whole short rows per program
+//   top1_f32                  k = 1, rows of at most 4096 columns
+//   topk_split_f32            k <= 64, rows split into parts of 4096
+//   topk_f32                  one program per row, k <= 2048
+//   topk_hist_f32, topk_collect_f32
+//                             few long rows: the radix select and the
+//                             compaction split over programs
+//   topk_select_f32           one program per row, survivors into scratch
+//   topk_sort_chunks, topk_merge_f32
+//                             the survivors of the last two sorted in
+//                             scratch, for any k
+//
 // Top-k of each row of a row-major (batch, n) fp32 matrix: the k largest
 // values in descending order and their int64 column indices, with the
 // contract of torch.topk(largest=True, sorted=True): NaN ranks above +inf.
@@ -1081,5 +1095,659 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       : !tile.ptr<i64> -> !tile.view<?xi64>
   tile.store %vT, %outV[%row] : tensor<1xf32>
   tile.store %iT, %outI[%row] : tensor<1xi64>
+  return
+}
+
+// Large k (beyond the 2048 slots of topk_f32), in three kernels over a
+// scratch `work` of (batch, k) i64 elements (signed-order key << 32 |
+// column, as in topk_split_f32: unique, one value carrying key and index):
+// 1. topk_select_f32, one program per row: the radix select of topk_f32
+//    finds the k-th key and how many equal to it are needed; the survivors
+//    (elements above it, then the first `need` equal to it) are compacted
+//    by a prefix count and written to the row of `work` at their slots
+//    (tile.scatter_store), in column order.
+// 2. topk_sort_chunks, one program per (row, chunk of 2048 slots): a
+//    bitonic sort of the chunk, descending, in place.
+// 3. topk_merge_f32, one program per (row, chunk of 2048 slots), once per
+//    doubling of the sorted runs: each element's place in the merged run is
+//    its place in its own run plus the number of elements of the partner
+//    run above it (a binary search by gathers: elements are unique, so no
+//    two compare equal); it is stored there (tile.scatter_store), into
+//    `dst`, or, when the merged run is the whole row, as a value and an
+//    index into the outputs.
+// The runtime launches 1, 2, then 3 with runs of 2048, 4096, ... until one
+// run covers k, alternating between two scratch rows.
+
+func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
+                           %batch: i32, %n: i32, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %c24 = arith.constant 24 : i32
+  %c32 = arith.constant 32 : i32
+  %cm1 = arith.constant -1 : i32
+  %c255 = arith.constant 255 : i32
+  %low16 = arith.constant 65535 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %l32 = arith.constant 32 : i64
+  %chunk = arith.constant 4096 : i32
+  %slice = arith.constant 2048 : i32
+  %row = tile.program_id x
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %lane = tile.iota : tensor<4096xi32>
+  %nT = tile.splat %n : tensor<4096xi32>
+  %zeroT = tile.splat %c0 : tensor<4096xi32>
+  %onesT = tile.splat %cm1 : tensor<4096xi32>
+  %signT = tile.splat %kmin : tensor<4096xi32>
+  %bins = tile.iota : tensor<256xi32>
+  %zeroH = tile.splat %c0 : tensor<256xi32>
+  %noneH = tile.splat %cm1 : tensor<256xi32>
+
+  // The radix select of topk_f32.
+  %sel:2 = scf.for %pass = %c0 to %c4 step %c1
+      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+    %p8 = arith.muli %pass, %c8 : i32
+    %shift = arith.subi %c24, %p8 : i32
+    %first = arith.cmpi eq, %pass, %c0 : i32
+    %hiShift = arith.subi %c32, %p8 : i32
+    %safeShift = arith.select %first, %c0, %hiShift : i32
+    %hiBits = arith.shli %cm1, %safeShift : i32
+    %hiMask = arith.select %first, %c0, %hiBits : i32
+    %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+    %prefixT = tile.splat %prefix : tensor<4096xi32>
+    %shiftT = tile.splat %shift : tensor<4096xi32>
+    %c255T = tile.splat %c255 : tensor<4096xi32>
+    %hist = scf.for %j = %c0 to %n step %chunk
+        iter_args(%h = %zeroH) -> (tensor<256xi32>) : i32 {
+      %jT = tile.splat %j : tensor<4096xi32>
+      %cols = arith.addi %lane, %jT : tensor<4096xi32>
+      %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+      %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+      %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+      %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+      %flip = arith.select %neg, %onesT, %signT
+          : tensor<4096xi1>, tensor<4096xi32>
+      %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+      %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+      %key = arith.select %nan, %onesT, %ordered
+          : tensor<4096xi1>, tensor<4096xi32>
+      %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+      %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+      %counted = arith.andi %valid, %match : tensor<4096xi1>
+      %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+      %digit = arith.andi %sh, %c255T : tensor<4096xi32>
+      %hc = tile.histogram %digit mask %counted
+          : tensor<4096xi32> -> tensor<256xi32>
+      %hn = arith.addi %h, %hc : tensor<256xi32>
+      scf.yield %hn : tensor<256xi32>
+    }
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
+    %remT = tile.splat %rem : tensor<256xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
+    %cand = arith.select %enough, %bins, %noneH
+        : tensor<256xi1>, tensor<256xi32>
+    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
+    %dT = tile.splat %d : tensor<256xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
+    %aboveH = arith.select %above, %hist, %zeroH
+        : tensor<256xi1>, tensor<256xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+    %dsh = arith.shli %d, %shift : i32
+    %np = arith.ori %prefix, %dsh : i32
+    %nr = arith.subi %rem, %skipped : i32
+    scf.yield %np, %nr : i32, i32
+  }
+
+  // Compaction into the row of `work`, 2048 columns at a time.
+  %lane2 = tile.iota : tensor<2048xi32>
+  %nS = tile.splat %n : tensor<2048xi32>
+  %zeroS = tile.splat %c0 : tensor<2048xi32>
+  %onesS = tile.splat %cm1 : tensor<2048xi32>
+  %signS = tile.splat %kmin : tensor<2048xi32>
+  %thrS = tile.splat %sel#0 : tensor<2048xi32>
+  %needS = tile.splat %sel#1 : tensor<2048xi32>
+  %aboveK = arith.subi %k, %sel#1 : i32
+  %aboveS = tile.splat %aboveK : tensor<2048xi32>
+  %low16S = tile.splat %low16 : tensor<2048xi32>
+  %c16S = tile.splat %c16 : tensor<2048xi32>
+  %l32S = tile.splat %l32 : tensor<2048xi64>
+  %wAt = arith.muli %row64, %k64 : i64
+  %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
+  %wv = tile.make_view %wRow[%k] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %got:2 = scf.for %j = %c0 to %n step %slice
+      iter_args(%gOff = %c0, %eOff = %c0) -> (i32, i32) : i32 {
+    %jT = tile.splat %j : tensor<2048xi32>
+    %cols = arith.addi %lane2, %jT : tensor<2048xi32>
+    %valid = arith.cmpi slt, %cols, %nS : tensor<2048xi32>
+    %t = tile.load %src[%j] mask %valid : tensor<2048xf32>
+    %bits = arith.bitcast %t : tensor<2048xf32> to tensor<2048xi32>
+    %neg = arith.cmpi slt, %bits, %zeroS : tensor<2048xi32>
+    %flip = arith.select %neg, %onesS, %signS
+        : tensor<2048xi1>, tensor<2048xi32>
+    %ordered = arith.xori %bits, %flip : tensor<2048xi32>
+    %nan = arith.cmpf uno, %t, %t : tensor<2048xf32>
+    %key = arith.select %nan, %onesS, %ordered
+        : tensor<2048xi1>, tensor<2048xi32>
+    %isAbove = arith.cmpi ugt, %key, %thrS : tensor<2048xi32>
+    %gt = arith.andi %valid, %isAbove : tensor<2048xi1>
+    %isEq = arith.cmpi eq, %key, %thrS : tensor<2048xi32>
+    %eq = arith.andi %valid, %isEq : tensor<2048xi1>
+    %g32 = arith.extui %gt : tensor<2048xi1> to tensor<2048xi32>
+    %e32 = arith.extui %eq : tensor<2048xi1> to tensor<2048xi32>
+    %eHigh = arith.shli %e32, %c16S : tensor<2048xi32>
+    %both = arith.ori %g32, %eHigh : tensor<2048xi32>
+    %before = tile.scan add %both along 0 exclusive : tensor<2048xi32>
+    %gOffT = tile.splat %gOff : tensor<2048xi32>
+    %eOffT = tile.splat %eOff : tensor<2048xi32>
+    %lowBefore = arith.andi %before, %low16S : tensor<2048xi32>
+    %gpos = arith.addi %lowBefore, %gOffT : tensor<2048xi32>
+    %highBefore = arith.shrui %before, %c16S : tensor<2048xi32>
+    %erank = arith.addi %highBefore, %eOffT : tensor<2048xi32>
+    %wanted = arith.cmpi slt, %erank, %needS : tensor<2048xi32>
+    %takeEq = arith.andi %eq, %wanted : tensor<2048xi1>
+    %epos = arith.addi %erank, %aboveS : tensor<2048xi32>
+    %pos = arith.select %gt, %gpos, %epos : tensor<2048xi1>, tensor<2048xi32>
+    %take = arith.ori %gt, %takeEq : tensor<2048xi1>
+    // Signed order of the flipped keys is the float order.
+    %skey = arith.xori %key, %signS : tensor<2048xi32>
+    %skey64 = arith.extsi %skey : tensor<2048xi32> to tensor<2048xi64>
+    %keyHigh = arith.shli %skey64, %l32S : tensor<2048xi64>
+    %col64 = arith.extui %cols : tensor<2048xi32> to tensor<2048xi64>
+    %packed = arith.ori %keyHigh, %col64 : tensor<2048xi64>
+    tile.scatter_store %packed, %wv[%pos] mask %take
+        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+    %chunkCounts = tile.reduce add %both along 0 : tensor<2048xi32> -> i32
+    %chunkGt = arith.andi %chunkCounts, %low16 : i32
+    %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+    %ng = arith.addi %gOff, %chunkGt : i32
+    %ne = arith.addi %eOff, %chunkEq : i32
+    scf.yield %ng, %ne : i32, i32
+  }
+  return
+}
+
+// Sorts each chunk of 2048 slots of every row of `work` (batch, k),
+// descending; slots past k read as the smallest element and stay unwritten.
+func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c1 = arith.constant 1 : i32
+  %slice = arith.constant 2048 : i32
+  %part = tile.program_id x
+  %row = tile.program_id y
+  %row64 = arith.extui %row : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %at = arith.muli %row64, %k64 : i64
+  %wRow = tile.addptr %work, %at : !tile.ptr<i64>, i64
+  %wv = tile.make_view %wRow[%k] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %base = arith.muli %part, %slice : i32
+  %t = tile.load %wv[%base] pad -9223372036854775808 : tensor<2048xi64>
+  %s = tile.sort %t along 0 descending : tensor<2048xi64>
+  tile.store %s, %wv[%base] : tensor<2048xi64>
+  return
+}
+
+// One merge of sorted runs of `run` slots (a power of two, a multiple of
+// 2048) of every row of `src` (batch, k) into runs of 2 * run in `dst`;
+// when one merged run covers the row, into `values` and `indices` instead.
+// `steps` is log2(run) + 1, the binary search's steps.
+func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
+                          %values: !tile.ptr<f32>, %indices: !tile.ptr<i64>,
+                          %batch: i32, %k: i32, %run: i32, %steps: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %slice = arith.constant 2048 : i32
+  %l32 = arith.constant 32 : i64
+  %part = tile.program_id x
+  %row = tile.program_id y
+  %row64 = arith.extui %row : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %at = arith.muli %row64, %k64 : i64
+  %srcRow = tile.addptr %src, %at : !tile.ptr<i64>, i64
+  %sv = tile.make_view %srcRow[%k] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %base = arith.muli %part, %slice : i32
+  %e = tile.load %sv[%base] pad -9223372036854775808 : tensor<2048xi64>
+  %lane = tile.iota : tensor<2048xi32>
+  %baseT = tile.splat %base : tensor<2048xi32>
+  %g = arith.addi %lane, %baseT : tensor<2048xi32>
+  %kT = tile.splat %k : tensor<2048xi32>
+  %valid = arith.cmpi slt, %g, %kT : tensor<2048xi32>
+  // The chunk lies in one run; its partner follows it (an even run) or
+  // precedes it (an odd one). The last run may be short or have no partner.
+  %r = arith.divui %base, %run : i32
+  %runStart = arith.muli %r, %run : i32
+  %odd = arith.andi %r, %c1 : i32
+  %left = arith.cmpi eq, %odd, %c0 : i32
+  %after = arith.addi %runStart, %run : i32
+  %before = arith.subi %runStart, %run : i32
+  %pStart = arith.select %left, %after, %before : i32
+  %avail = arith.subi %k, %runStart : i32
+  %beyond = arith.subi %avail, %run : i32
+  %rightPos = arith.maxsi %beyond, %c0 : i32
+  %rightLen = arith.minsi %rightPos, %run : i32
+  %pLen = arith.select %left, %rightLen, %run : i32
+  %outStart = arith.select %left, %runStart, %before : i32
+  %pLenT = tile.splat %pLen : tensor<2048xi32>
+  %pLast = arith.subi %pStart, %c1 : i32
+  %pLastT = tile.splat %pLast : tensor<2048xi32>
+  // How many elements of the partner run are above each element: the
+  // largest c with partner[c - 1] > e, by steps run, run / 2, ..., 1.
+  %zeroT = tile.splat %c0 : tensor<2048xi32>
+  %above = scf.for %b = %c0 to %steps step %c1
+      iter_args(%c = %zeroT) -> (tensor<2048xi32>) : i32 {
+    %step = arith.shrui %run, %b : i32
+    %stepT = tile.splat %step : tensor<2048xi32>
+    %t = arith.addi %c, %stepT : tensor<2048xi32>
+    %inside = arith.cmpi sle, %t, %pLenT : tensor<2048xi32>
+    %at1 = arith.addi %t, %pLastT : tensor<2048xi32>
+    %v = tile.gather %sv[%at1] : !tile.view<?xi64>, tensor<2048xi32>
+        -> tensor<2048xi64>
+    %greater = arith.cmpi sgt, %v, %e : tensor<2048xi64>
+    %take = arith.andi %inside, %greater : tensor<2048xi1>
+    %nc = arith.select %take, %t, %c : tensor<2048xi1>, tensor<2048xi32>
+    scf.yield %nc : tensor<2048xi32>
+  }
+  %ownT = arith.subi %g, %baseT : tensor<2048xi32>
+  %inRunAt = arith.subi %base, %runStart : i32
+  %inRunT = tile.splat %inRunAt : tensor<2048xi32>
+  %outStartT = tile.splat %outStart : tensor<2048xi32>
+  %own = arith.addi %ownT, %inRunT : tensor<2048xi32>
+  %p1 = arith.addi %own, %above : tensor<2048xi32>
+  %pos = arith.addi %p1, %outStartT : tensor<2048xi32>
+  // The merged run covers the row: 2 * run >= k.
+  %rest = arith.subi %k, %run : i32
+  %final = arith.cmpi sge, %run, %rest : i32
+  scf.if %final {
+    // Key back to float bits (the mapping is its own inverse).
+    %l32T = tile.splat %l32 : tensor<2048xi64>
+    %c31T = tile.splat %c31 : tensor<2048xi32>
+    %c1T = tile.splat %c1 : tensor<2048xi32>
+    %sh = arith.shrui %e, %l32T : tensor<2048xi64>
+    %sk = arith.trunci %sh : tensor<2048xi64> to tensor<2048xi32>
+    %ksign = arith.shrsi %sk, %c31T : tensor<2048xi32>
+    %kmag = arith.shrui %ksign, %c1T : tensor<2048xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
+    %vals = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
+    %ci = arith.trunci %e : tensor<2048xi64> to tensor<2048xi32>
+    %ci64 = arith.extui %ci : tensor<2048xi32> to tensor<2048xi64>
+    %valuesRow = tile.addptr %values, %at : !tile.ptr<f32>, i64
+    %indicesRow = tile.addptr %indices, %at : !tile.ptr<i64>, i64
+    %outV = tile.make_view %valuesRow[%k] strides[%c1]
+        : !tile.ptr<f32> -> !tile.view<?xf32>
+    %outI = tile.make_view %indicesRow[%k] strides[%c1]
+        : !tile.ptr<i64> -> !tile.view<?xi64>
+    tile.scatter_store %vals, %outV[%pos] mask %valid
+        : !tile.view<?xf32>[tensor<2048xi32>], tensor<2048xf32>
+    tile.scatter_store %ci64, %outI[%pos] mask %valid
+        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+  } else {
+    %dstRow = tile.addptr %dst, %at : !tile.ptr<i64>, i64
+    %dv = tile.make_view %dstRow[%k] strides[%c1]
+        : !tile.ptr<i64> -> !tile.view<?xi64>
+    tile.scatter_store %e, %dv[%pos] mask %valid
+        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+  }
+  return
+}
+
+// Many short rows (n <= W): R rows of W columns per program, each row
+// sorted whole as W elements (signed-order key << 32 | column; columns
+// past n are the smallest key, below every float) and its first k stored
+// (the outputs' extent k masks the rest). Any k <= n. The runtime picks the
+// narrowest instance with W >= n and launches ceil(batch / R) programs.
+
+!rows64 = tensor<64x64xi64, #tile.sym<[R, W]>>
+!rows32 = tensor<64x64xi32, #tile.sym<[R, W]>>
+!rowsF = tensor<64x64xf32, #tile.sym<[R, W]>>
+!rows1 = tensor<64x64xi1, #tile.sym<[R, W]>>
+!rowCols = tensor<64xi32, #tile.sym<[W]>>
+!rowCols2 = tensor<1x64xi32, #tile.sym<[1, W]>>
+
+func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                     %indices: !tile.ptr<i64>, %batch: i32, %n: i32,
+                     %k: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {R = 64 : i32, W = 64 : i32},
+                tile.instances = {
+                  topk_rows_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_w256 = {R = 16 : i32, W = 256 : i32},
+                  topk_rows_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %l32 = arith.constant 32 : i64
+  %R = tile.param "R" : i32
+  %pid = tile.program_id x
+  %r0 = arith.muli %pid, %R : i32
+  // 2-D views address in 64 bits: batch * n may pass 2^31.
+  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch, %k] strides[%k, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
+      : !tile.ptr<i64> -> !tile.view<?x?xi64>
+  %t = tile.load %in[%r0, %c0] : !rowsF
+  %ci = tile.iota : !rowCols
+  %ce = tile.expand_dims %ci at 0 : !rowCols -> !rowCols2
+  %cols = tile.broadcast %ce : !rowCols2 -> !rows32
+  %nT = tile.splat %n : !rows32
+  %valid = arith.cmpi slt, %cols, %nT : !rows32
+  // Signed-order key: negatives flip all bits but the sign; NaN is the
+  // largest key, as torch orders it; past the row, the smallest.
+  %c31T = tile.splat %c31 : !rows32
+  %c1T = tile.splat %c1 : !rows32
+  %signT = tile.splat %kmin : !rows32
+  %maxKeyT = tile.splat %kmax : !rows32
+  %bits = arith.bitcast %t : !rowsF to !rows32
+  %sign = arith.shrsi %bits, %c31T : !rows32
+  %magnitude = arith.shrui %sign, %c1T : !rows32
+  %ordered = arith.xori %bits, %magnitude : !rows32
+  %nan = arith.cmpf uno, %t, %t : !rowsF
+  %keyN = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
+  %key = arith.select %valid, %keyN, %signT : !rows1, !rows32
+  %key64 = arith.extsi %key : !rows32 to !rows64
+  %l32T = tile.splat %l32 : !rows64
+  %high = arith.shli %key64, %l32T : !rows64
+  %col64 = arith.extui %cols : !rows32 to !rows64
+  %packed = arith.ori %high, %col64 : !rows64
+  %sorted = tile.sort %packed along 1 descending : !rows64
+  // Key back to float bits (the mapping is its own inverse).
+  %sh = arith.shrui %sorted, %l32T : !rows64
+  %sk = arith.trunci %sh : !rows64 to !rows32
+  %ksign = arith.shrsi %sk, %c31T : !rows32
+  %kmag = arith.shrui %ksign, %c1T : !rows32
+  %vbits = arith.xori %sk, %kmag : !rows32
+  %v = arith.bitcast %vbits : !rows32 to !rowsF
+  %sc = arith.trunci %sorted : !rows64 to !rows32
+  %si = arith.extui %sc : !rows32 to !rows64
+  tile.store %v, %outV[%r0, %c0] : !rowsF
+  tile.store %si, %outI[%r0, %c0] : !rows64
+  return
+}
+
+// Few long rows: the radix select of topk_f32 split over programs. Each
+// row's `state` (1040 i32, zero before the first pass) holds four digit
+// histograms of 256 bins and, at 1024 and 1025, how many elements above the
+// threshold and equal to it have been placed. Program (part, row) covers
+// `partLen` columns (a multiple of 4096).
+// - topk_hist_f32, once per pass (four 8-bit digits from the top): every
+//   program derives the digits chosen so far from the earlier passes'
+//   histograms (the same scan and choice as topk_f32), histograms the
+//   digit of its elements that match them, and adds its non-zero bins to
+//   the row's histogram of this pass (global atomics). A launch per pass
+//   is the grid-wide barrier between passes.
+// - topk_collect_f32: every program derives the k-th key `thr` and `need`
+//   from the four histograms, and per chunk of 4096 reserves slots for its
+//   elements above `thr` and equal to it with one atomic on the row's two
+//   counts, then writes them to the row of `work` (elements equal to `thr`
+//   only while their rank among those is below `need`). The slots of a row
+//   are thus filled in no particular order; topk_sort_chunks and
+//   topk_merge_f32 sort them.
+
+func.func @topk_hist_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
+                         %batch: i32, %n: i32, %k: i32, %pass: i32,
+                         %partLen: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %c24 = arith.constant 24 : i32
+  %c32 = arith.constant 32 : i32
+  %cm1 = arith.constant -1 : i32
+  %c255 = arith.constant 255 : i32
+  %c256 = arith.constant 256 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %chunk = arith.constant 4096 : i32
+  %stateLen = arith.constant 1040 : i32
+  %part = tile.program_id x
+  %row = tile.program_id y
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %stateLen64 = arith.extui %stateLen : i32 to i64
+  %sAt = arith.muli %row64, %stateLen64 : i64
+  %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+  %sv = tile.make_view %sRow[%stateLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %bins = tile.iota : tensor<256xi32>
+  %zeroH = tile.splat %c0 : tensor<256xi32>
+  %noneH = tile.splat %cm1 : tensor<256xi32>
+  // The digits chosen by the earlier passes.
+  %sel:2 = scf.for %q = %c0 to %pass step %c1
+      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+    %q256 = arith.muli %q, %c256 : i32
+    %hist = tile.load %sv[%q256] : tensor<256xi32>
+    %q8 = arith.muli %q, %c8 : i32
+    %qshift = arith.subi %c24, %q8 : i32
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
+    %remT = tile.splat %rem : tensor<256xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
+    %cand = arith.select %enough, %bins, %noneH
+        : tensor<256xi1>, tensor<256xi32>
+    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
+    %dT = tile.splat %d : tensor<256xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
+    %aboveH = arith.select %above, %hist, %zeroH
+        : tensor<256xi1>, tensor<256xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+    %dsh = arith.shli %d, %qshift : i32
+    %np = arith.ori %prefix, %dsh : i32
+    %nr = arith.subi %rem, %skipped : i32
+    scf.yield %np, %nr : i32, i32
+  }
+  %p8 = arith.muli %pass, %c8 : i32
+  %shift = arith.subi %c24, %p8 : i32
+  %first = arith.cmpi eq, %pass, %c0 : i32
+  %hiShift = arith.subi %c32, %p8 : i32
+  %safeShift = arith.select %first, %c0, %hiShift : i32
+  %hiBits = arith.shli %cm1, %safeShift : i32
+  %hiMask = arith.select %first, %c0, %hiBits : i32
+  %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+  %prefixT = tile.splat %sel#0 : tensor<4096xi32>
+  %shiftT = tile.splat %shift : tensor<4096xi32>
+  %c255T = tile.splat %c255 : tensor<4096xi32>
+  %lane = tile.iota : tensor<4096xi32>
+  %zeroT = tile.splat %c0 : tensor<4096xi32>
+  %onesT = tile.splat %cm1 : tensor<4096xi32>
+  %signT = tile.splat %kmin : tensor<4096xi32>
+  %start = arith.muli %part, %partLen : i32
+  %left = arith.subi %n, %start : i32
+  %len = arith.minsi %left, %partLen : i32
+  %end = arith.addi %start, %len : i32
+  %endT = tile.splat %end : tensor<4096xi32>
+  %counts = scf.for %j = %start to %end step %chunk
+      iter_args(%h = %zeroH) -> (tensor<256xi32>) : i32 {
+    %jT = tile.splat %j : tensor<4096xi32>
+    %cols = arith.addi %lane, %jT : tensor<4096xi32>
+    %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
+    %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+    %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+    %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+    %flip = arith.select %neg, %onesT, %signT
+        : tensor<4096xi1>, tensor<4096xi32>
+    %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+    %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+    %key = arith.select %nan, %onesT, %ordered
+        : tensor<4096xi1>, tensor<4096xi32>
+    %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+    %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+    %counted = arith.andi %valid, %match : tensor<4096xi1>
+    %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+    %digit = arith.andi %sh, %c255T : tensor<4096xi32>
+    %hc = tile.histogram %digit mask %counted
+        : tensor<4096xi32> -> tensor<256xi32>
+    %hn = arith.addi %h, %hc : tensor<256xi32>
+    scf.yield %hn : tensor<256xi32>
+  }
+  // Non-zero bins into the row's histogram of this pass; empty bins aim
+  // outside the view and are skipped.
+  %pass256 = arith.muli %pass, %c256 : i32
+  %passT = tile.splat %pass256 : tensor<256xi32>
+  %at = arith.addi %bins, %passT : tensor<256xi32>
+  %empty = arith.cmpi eq, %counts, %zeroH : tensor<256xi32>
+  %target = arith.select %empty, %noneH, %at : tensor<256xi1>, tensor<256xi32>
+  %old = tile.atomic add %sv[%target], %counts
+      : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+  return
+}
+
+func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
+                            %work: !tile.ptr<i64>, %batch: i32, %n: i32,
+                            %k: i32, %partLen: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %c24 = arith.constant 24 : i32
+  %cm1 = arith.constant -1 : i32
+  %c256 = arith.constant 256 : i32
+  %c1024 = arith.constant 1024 : i32
+  %low16 = arith.constant 65535 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %l32 = arith.constant 32 : i64
+  %chunk = arith.constant 4096 : i32
+  %stateLen = arith.constant 1040 : i32
+  %part = tile.program_id x
+  %row = tile.program_id y
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %k64 = arith.extui %k : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %stateLen64 = arith.extui %stateLen : i32 to i64
+  %sAt = arith.muli %row64, %stateLen64 : i64
+  %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+  %sv = tile.make_view %sRow[%stateLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %wAt = arith.muli %row64, %k64 : i64
+  %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
+  %wv = tile.make_view %wRow[%k] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %bins = tile.iota : tensor<256xi32>
+  %zeroH = tile.splat %c0 : tensor<256xi32>
+  %noneH = tile.splat %cm1 : tensor<256xi32>
+  // The k-th key and how many equal to it are needed, from the histograms.
+  %sel:2 = scf.for %q = %c0 to %c4 step %c1
+      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+    %q256 = arith.muli %q, %c256 : i32
+    %hist = tile.load %sv[%q256] : tensor<256xi32>
+    %q8 = arith.muli %q, %c8 : i32
+    %qshift = arith.subi %c24, %q8 : i32
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
+    %remT = tile.splat %rem : tensor<256xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
+    %cand = arith.select %enough, %bins, %noneH
+        : tensor<256xi1>, tensor<256xi32>
+    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
+    %dT = tile.splat %d : tensor<256xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
+    %aboveH = arith.select %above, %hist, %zeroH
+        : tensor<256xi1>, tensor<256xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+    %dsh = arith.shli %d, %qshift : i32
+    %np = arith.ori %prefix, %dsh : i32
+    %nr = arith.subi %rem, %skipped : i32
+    scf.yield %np, %nr : i32, i32
+  }
+  %lane = tile.iota : tensor<4096xi32>
+  %zeroT = tile.splat %c0 : tensor<4096xi32>
+  %onesT = tile.splat %cm1 : tensor<4096xi32>
+  %signT = tile.splat %kmin : tensor<4096xi32>
+  %thrT = tile.splat %sel#0 : tensor<4096xi32>
+  %needT = tile.splat %sel#1 : tensor<4096xi32>
+  %aboveK = arith.subi %k, %sel#1 : i32
+  %aboveT = tile.splat %aboveK : tensor<4096xi32>
+  %low16T = tile.splat %low16 : tensor<4096xi32>
+  %c16T = tile.splat %c16 : tensor<4096xi32>
+  %l32T = tile.splat %l32 : tensor<4096xi64>
+  %two = tile.iota : tensor<2xi32>
+  %zero2 = tile.splat %c0 : tensor<2xi32>
+  %isGt2 = arith.cmpi eq, %two, %zero2 : tensor<2xi32>
+  %base2 = tile.splat %c1024 : tensor<2xi32>
+  %counters = arith.addi %two, %base2 : tensor<2xi32>
+  %start = arith.muli %part, %partLen : i32
+  %left = arith.subi %n, %start : i32
+  %len = arith.minsi %left, %partLen : i32
+  %end = arith.addi %start, %len : i32
+  %endT = tile.splat %end : tensor<4096xi32>
+  scf.for %j = %start to %end step %chunk : i32 {
+    %jT = tile.splat %j : tensor<4096xi32>
+    %cols = arith.addi %lane, %jT : tensor<4096xi32>
+    %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
+    %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+    %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+    %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+    %flip = arith.select %neg, %onesT, %signT
+        : tensor<4096xi1>, tensor<4096xi32>
+    %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+    %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+    %key = arith.select %nan, %onesT, %ordered
+        : tensor<4096xi1>, tensor<4096xi32>
+    %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+    %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+    %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+    %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+    %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+    %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+    %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+    %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+    %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+    %any = arith.cmpi ne, %chunkCounts, %c0 : i32
+    scf.if %any {
+      // One atomic reserves the chunk's slots among the row's.
+      %chunkGt = arith.andi %chunkCounts, %low16 : i32
+      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+      %gtT = tile.splat %chunkGt : tensor<2xi32>
+      %eqT = tile.splat %chunkEq : tensor<2xi32>
+      %add = arith.select %isGt2, %gtT, %eqT : tensor<2xi1>, tensor<2xi32>
+      %old = tile.atomic add %sv[%counters], %add
+          : !tile.view<?xi32>[tensor<2xi32>], tensor<2xi32>
+      %oldGt = arith.select %isGt2, %old, %zero2 : tensor<2xi1>, tensor<2xi32>
+      %oldEq = arith.select %isGt2, %zero2, %old : tensor<2xi1>, tensor<2xi32>
+      %gOff = tile.reduce max %oldGt along 0 : tensor<2xi32> -> i32
+      %eOff = tile.reduce max %oldEq along 0 : tensor<2xi32> -> i32
+      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+      %gOffT = tile.splat %gOff : tensor<4096xi32>
+      %eOffT = tile.splat %eOff : tensor<4096xi32>
+      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+      %skey = arith.xori %key, %signT : tensor<4096xi32>
+      %skey64 = arith.extsi %skey : tensor<4096xi32> to tensor<4096xi64>
+      %keyHigh = arith.shli %skey64, %l32T : tensor<4096xi64>
+      %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
+      %packed = arith.ori %keyHigh, %col64 : tensor<4096xi64>
+      tile.scatter_store %packed, %wv[%pos] mask %take
+          : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
+    }
+  }
   return
 }

@@ -1,4 +1,4 @@
-//===- GatherLowering.cpp - loads at per-element coordinates -------------===//
+//===- GatherLowering.cpp - accesses at per-element coordinates ----------===//
 //
 // tile.gather reads element i of its result from view[idx0[i], idx1[i], ...].
 // Each thread loads the elements it holds. Where the layout gives a thread a
@@ -11,6 +11,11 @@
 // the consecutiveness test fold away in LLVM, so a row gather costs what a
 // tile.load of the same rows costs. Otherwise elements are loaded one at a
 // time; out-of-bounds coordinates read zero.
+//
+// tile.scatter_store writes element i of its value to view[idx0[i], ...]:
+// the one holder of each element whose coordinate does not wrap (replicated
+// layouts hold an element in several threads) stores it, one element at a
+// time, where its mask bit is set and its coordinates are in bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,9 +178,65 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
     return success();
   }
 };
+struct ScatterStoreLowering : public OpConversionPattern<ScatterStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    FailureOr<Distribution> dist = getDistribution(type);
+    if (failed(dist))
+      return op.emitOpError("tile has no register layout; run "
+                            "tile-assign-layouts first");
+    for (Value index : op.getIndices())
+      if (cast<RankedTensorType>(index.getType()).getEncoding() !=
+          type.getEncoding())
+        return op.emitOpError("indices must have the layout of the value");
+    if (Value mask = op.getMask())
+      if (cast<RankedTensorType>(mask.getType()).getEncoding() !=
+          type.getEncoding())
+        return op.emitOpError("mask must have the layout of the value");
+
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    unsigned rank = op.getIndices().size();
+    ValueRange view = adaptor.getView();
+    Value base = view[0];
+    ValueRange sizes = view.slice(1, rank),
+               strides = view.slice(1 + rank, rank);
+    ValueRange values = adaptor.getValue();
+    ValueRange mask = adaptor.getMask();
+    Type elementType = values.front().getType();
+    ThreadPosition pos = getThreadPosition(b, loc, *dist);
+    for (int64_t e = 0, n = dist->numElements(); e < n; ++e) {
+      Value cond = isElementOwner(b, loc, *dist, pos, e);
+      if (!mask.empty())
+        cond = LLVM::AndOp::create(b, loc, cond, mask[e]);
+      SmallVector<Value> coords;
+      for (unsigned d = 0; d < rank; ++d) {
+        Value coord = getViewCoord(b, loc, adaptor.getIndices()[d][e], Value());
+        coords.push_back(coord);
+        // Unsigned compare also rejects negative coordinates.
+        cond = LLVM::AndOp::create(
+            b, loc, cond,
+            LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, coord,
+                                 sizes[d]));
+      }
+      auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      Value address =
+          getViewElementAddress(tb, loc, base, elementType, strides, coords);
+      LLVM::StoreOp::create(tb, loc, values[e], address);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateGatherPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<GatherLowering>(converter, patterns.getContext());
+  patterns.add<GatherLowering, ScatterStoreLowering>(converter,
+                                                     patterns.getContext());
 }

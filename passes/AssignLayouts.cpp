@@ -284,6 +284,17 @@ private:
       return visitStore(store);
     if (auto store = dyn_cast<StoreSharedOp>(op))
       return visitStore(store);
+    if (auto store = dyn_cast<ScatterStoreOp>(op)) {
+      // Each thread writes the elements it holds: indices and mask travel
+      // with them.
+      Attribute layout = layoutOf(store.getValue());
+      for (OpOperand &index : store.getIndicesMutable())
+        convertOperand(index, withLayout(index.get().getType(), layout));
+      if (Value mask = store.getMask())
+        convertOperand(store.getMaskMutable()[0],
+                       withLayout(mask.getType(), layout));
+      return success();
+    }
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 

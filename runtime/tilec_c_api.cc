@@ -456,6 +456,10 @@ int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
   });
 }
 
+const char *tilec_topk_strategy(int64_t batch, int64_t n, int64_t k) {
+  return tilec::TopKStrategyName(tilec::ChooseTopKStrategy(batch, n, k));
+}
+
 int tilec_synchronize(void) {
   return Guarded(__func__, [&] {
     absl::StatusOr<const tilec::Driver *> driver = tilec::Driver::Get();

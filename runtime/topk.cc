@@ -1,9 +1,12 @@
 #include "runtime/topk.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -25,11 +28,49 @@ constexpr char kModuleName[] = "topk";
 constexpr char kKernelName[] = "topk_f32";
 constexpr char kSplitKernelName[] = "topk_split_f32";
 constexpr char kTop1KernelName[] = "top1_f32";
+constexpr char kSelectKernelName[] = "topk_select_f32";
+constexpr char kSortChunksKernelName[] = "topk_sort_chunks";
+constexpr char kMergeKernelName[] = "topk_merge_f32";
 // topk_split_f32: columns per program, the most candidate slots per row,
 // and the largest k it handles.
 constexpr int kPartLen = 4096;
 constexpr int kMaxCandidates = 4096;
 constexpr int kSplitMaxK = 64;
+// top1_f32: columns per program.
+constexpr int kTop1MaxN = 4096;
+// topk_rows: its instances, narrowest first: R rows of W columns per
+// program.
+struct RowsInstance {
+  const char *name;
+  int rows, width;
+};
+constexpr RowsInstance kRowsInstances[] = {{"topk_rows_w64", 64, 64},
+                                           {"topk_rows_w256", 16, 256},
+                                           {"topk_rows_w1024", 4, 1024}};
+constexpr int kRowsMaxN = 1024;
+const RowsInstance &RowsInstanceFor(int n) {
+  for (const RowsInstance &instance : kRowsInstances)
+    if (n <= instance.width)
+      return instance;
+  return kRowsInstances[2];
+}
+// topk_f32: the widest sort tile (slots per row).
+constexpr int kRowMaxK = 2048;
+// The large-k kernels: slots per program of topk_sort_chunks and
+// topk_merge_f32, and the most rows of one launch (grid.y).
+constexpr int kLargeChunk = 2048;
+constexpr int64_t kMaxGridY = 65535;
+constexpr char kHistKernelName[] = "topk_hist_f32";
+constexpr char kCollectKernelName[] = "topk_collect_f32";
+// The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
+// per row (four 256-bin histograms, two counts, padding), the programs it
+// aims at in all (8 per SM of an H200), and where it takes over: rows of
+// at least kLongRowsMinN columns, at most kLongRowsMaxBatch of them (both
+// to be measured).
+constexpr int kRowStateWords = 1040;
+constexpr int64_t kLongRowsPrograms = 1056;
+constexpr int64_t kLongRowsMinN = 65536;
+constexpr int64_t kLongRowsMaxBatch = 256;
 // The kernel's cluster hand-off: up to 8 parts (the portable cluster size)
 // and at most 128 candidates per row (part 0's shared buffer).
 constexpr int kMaxClusterParts = 8;
@@ -118,7 +159,202 @@ absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
       });
 }
 
+// Sorts the k slots of each of `rows` rows of scratch `a` (topk_sort_chunks
+// on runs of kLargeChunk, then topk_merge_f32 doubling the runs through
+// scratch `b` until one covers k) and writes the outputs.
+absl::Status SortSlots(const Kernel &sort, const Kernel &merge,
+                       cu::CUdeviceptr a, cu::CUdeviceptr b, int rows, int k,
+                       float *values, int64_t *indices, CUstream stream) {
+  const uint32_t chunks = uint32_t((k + kLargeChunk - 1) / kLargeChunk);
+  const Dim3 grid = {chunks, uint32_t(rows), 1};
+  const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::I32(rows),
+                                KernelArg::I32(k)};
+  TILEC_RETURN_IF_ERROR(
+      sort.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
+  // Steps of the binary search: log2(run) + 1; none when one run holds
+  // the row (no partner run: the merge only writes the outputs).
+  int steps = 1;
+  for (int run = kLargeChunk; run > 1; run /= 2)
+    ++steps;
+  for (int run = kLargeChunk;; run *= 2, ++steps) {
+    const KernelArg mergeArgs[] = {
+        KernelArg::DevicePtr(a), KernelArg::DevicePtr(b),
+        KernelArg::Ptr(values),  KernelArg::Ptr(indices),
+        KernelArg::I32(rows),    KernelArg::I32(k),
+        KernelArg::I32(run),     KernelArg::I32(k <= run ? 0 : steps)};
+    TILEC_RETURN_IF_ERROR(
+        merge.Launch(grid, mergeArgs, stream, PointerCheck::kSkip));
+    // The merged runs of 2 * run cover the row (no overflow: k < 2^31).
+    if (run >= k - run)
+      return absl::OkStatus();
+    std::swap(a, b);
+  }
+}
+
+// The embedded kernels `names` of the topk module on `device`.
+absl::StatusOr<std::vector<const Kernel *>>
+GetKernels(int device, std::initializer_list<const char *> names) {
+  std::vector<const Kernel *> kernels;
+  for (const char *name : names) {
+    absl::StatusOr<const Kernel *> kernel =
+        GetEmbeddedKernel(kModuleName, name, device);
+    if (!kernel.ok())
+      return kernel.status();
+    kernels.push_back(*kernel);
+  }
+  return kernels;
+}
+
+// The large-k path: topk_select_f32 (one program per row) compacts each
+// row's k survivors into scratch, then SortSlots. Rows go in launches of
+// at most kMaxGridY (the sort and merge grids put rows along y).
+absl::Status TopKLarge(int device, const float *x, int batch, int n, int k,
+                       float *values, int64_t *indices, CUstream stream) {
+  absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
+      device, {kSelectKernelName, kSortChunksKernelName, kMergeKernelName});
+  if (!kernels.ok())
+    return kernels.status();
+  const Kernel &select = *(*kernels)[0], &sort = *(*kernels)[1],
+               &merge = *(*kernels)[2];
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  ScopedContext scope(**driver, select.context());
+  if (!scope.status().ok())
+    return scope.status();
+  const size_t rowBytes = size_t(k) * 8;
+  const ScratchRequest requests[] = {
+      {size_t(batch) * rowBytes, /*zeroed=*/false},
+      {size_t(batch) * rowBytes, /*zeroed=*/false}};
+  return ScratchFor(**driver, select.context())
+      .Use(stream, requests,
+           [&](absl::Span<const cu::CUdeviceptr> buffers) -> absl::Status {
+             for (int64_t row0 = 0; row0 < batch; row0 += kMaxGridY) {
+               const int rows = int(std::min<int64_t>(kMaxGridY, batch - row0));
+               const cu::CUdeviceptr a = buffers[0] + row0 * rowBytes;
+               const cu::CUdeviceptr b = buffers[1] + row0 * rowBytes;
+               const KernelArg selectArgs[] = {
+                   KernelArg::Ptr(x + row0 * int64_t(n)),
+                   KernelArg::DevicePtr(a), KernelArg::I32(rows),
+                   KernelArg::I32(n), KernelArg::I32(k)};
+               TILEC_RETURN_IF_ERROR(select.Launch({uint32_t(rows), 1, 1},
+                                                   selectArgs, stream,
+                                                   PointerCheck::kSkip));
+               TILEC_RETURN_IF_ERROR(SortSlots(
+                   sort, merge, a, b, rows, k, values + row0 * int64_t(k),
+                   indices + row0 * int64_t(k), stream));
+             }
+             return absl::OkStatus();
+           });
+}
+
+// Columns per program of the long-rows path: about kLongRowsPrograms
+// programs in all, parts of a multiple of 4096 columns.
+int LongRowsPartLen(int64_t batch, int64_t n) {
+  const int64_t chunks = (n + 4095) / 4096;
+  const int64_t wanted = std::max<int64_t>(
+      1, std::min<int64_t>(chunks, (kLongRowsPrograms + batch - 1) / batch));
+  return int(((chunks + wanted - 1) / wanted) * 4096);
+}
+
+// The long-rows path: four launches of topk_hist_f32 (one per digit) and
+// topk_collect_f32 over (parts, rows), the row state cleared first, then
+// SortSlots.
+absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
+                          float *values, int64_t *indices, CUstream stream) {
+  absl::StatusOr<std::vector<const Kernel *>> kernels =
+      GetKernels(device, {kHistKernelName, kCollectKernelName,
+                          kSortChunksKernelName, kMergeKernelName});
+  if (!kernels.ok())
+    return kernels.status();
+  const Kernel &hist = *(*kernels)[0], &collect = *(*kernels)[1],
+               &sort = *(*kernels)[2], &merge = *(*kernels)[3];
+  absl::StatusOr<const Driver *> driver = Driver::Get();
+  if (!driver.ok())
+    return driver.status();
+  ScopedContext scope(**driver, hist.context());
+  if (!scope.status().ok())
+    return scope.status();
+  const int partLen = LongRowsPartLen(batch, n);
+  const uint32_t parts = uint32_t((int64_t(n) + partLen - 1) / partLen);
+  const size_t rowBytes = size_t(k) * 8;
+  const size_t stateWords = size_t(batch) * kRowStateWords;
+  const ScratchRequest requests[] = {
+      {size_t(batch) * rowBytes, /*zeroed=*/false},
+      {size_t(batch) * rowBytes, /*zeroed=*/false},
+      {stateWords * 4, /*zeroed=*/false}};
+  return ScratchFor(**driver, hist.context())
+      .Use(
+          stream, requests,
+          [&](absl::Span<const cu::CUdeviceptr> buffers) -> absl::Status {
+            const cu::CUdeviceptr state = buffers[2];
+            TILEC_RETURN_IF_ERROR((*driver)->Check(
+                (*driver)->api().cuMemsetD32Async(state, 0, stateWords, stream),
+                "cuMemsetD32Async"));
+            const Dim3 grid = {parts, uint32_t(batch), 1};
+            for (int pass = 0; pass < 4; ++pass) {
+              const KernelArg args[] = {
+                  KernelArg::Ptr(x),      KernelArg::DevicePtr(state),
+                  KernelArg::I32(batch),  KernelArg::I32(n),
+                  KernelArg::I32(k),      KernelArg::I32(pass),
+                  KernelArg::I32(partLen)};
+              TILEC_RETURN_IF_ERROR(
+                  hist.Launch(grid, args, stream, PointerCheck::kSkip));
+            }
+            const KernelArg args[] = {KernelArg::Ptr(x),
+                                      KernelArg::DevicePtr(state),
+                                      KernelArg::DevicePtr(buffers[0]),
+                                      KernelArg::I32(batch),
+                                      KernelArg::I32(n),
+                                      KernelArg::I32(k),
+                                      KernelArg::I32(partLen)};
+            TILEC_RETURN_IF_ERROR(
+                collect.Launch(grid, args, stream, PointerCheck::kSkip));
+            return SortSlots(sort, merge, buffers[0], buffers[1], batch, k,
+                             values, indices, stream);
+          });
+}
+
 } // namespace
+
+TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
+  const int64_t parts = (n + kPartLen - 1) / kPartLen;
+  // Short rows (n <= 1024), any k: several whole rows sorted per program.
+  if (n <= kRowsMaxN)
+    return TopKStrategy::kRows;
+  // Rows of one part and k = 1: the maximum, a small kernel of its own.
+  if (k == 1 && n <= kTop1MaxN)
+    return TopKStrategy::kTop1;
+  // k <= kSplitMaxK: rows split into parts of kPartLen columns across
+  // programs, while the parts' candidates fit the hand-off.
+  if (k <= kSplitMaxK && parts * k <= kMaxCandidates)
+    return TopKStrategy::kSplit;
+  // Few long rows: the radix select split over programs, any k.
+  if (n >= kLongRowsMinN && batch <= kLongRowsMaxBatch)
+    return TopKStrategy::kLongRows;
+  // One program per row sorts up to kRowMaxK survivors in registers.
+  if (k <= kRowMaxK)
+    return TopKStrategy::kRow;
+  return TopKStrategy::kLargeK;
+}
+
+const char *TopKStrategyName(TopKStrategy strategy) {
+  switch (strategy) {
+  case TopKStrategy::kRows:
+    return "rows";
+  case TopKStrategy::kTop1:
+    return "top1";
+  case TopKStrategy::kSplit:
+    return "split";
+  case TopKStrategy::kRow:
+    return "row";
+  case TopKStrategy::kLongRows:
+    return "long_rows";
+  case TopKStrategy::kLargeK:
+    return "large_k";
+  }
+  return "unknown";
+}
 
 absl::Status ValidateTopK(const TensorRef &x, int64_t k,
                           const TensorRef &values, const TensorRef &indices) {
@@ -132,9 +368,6 @@ absl::Status ValidateTopK(const TensorRef &x, int64_t k,
   TILEC_RETURN_IF_ERROR(CheckInt32Extents("x", x));
   if (k < 1 || k > n)
     return Invalid("k", absl::StrCat("must be in [1, n=", n, "], got ", k));
-  if (k > kTopKMaxK)
-    return absl::UnimplementedError(absl::StrCat(
-        "argument 'k' is ", k, "; the top-k kernel sorts at most ", kTopKMaxK));
   TILEC_RETURN_IF_ERROR(
       CheckTensor("values", values, {DType::kF32}, {batch, k}));
   TILEC_RETURN_IF_ERROR(
@@ -154,14 +387,14 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
   auto *out = static_cast<float *>(const_cast<void *>(values.data));
   auto *idx = static_cast<int64_t *>(const_cast<void *>(indices.data));
   const int parts = (n + kPartLen - 1) / kPartLen;
-  // Rows of one part and k = 1: the maximum, a small kernel of its own;
-  // k <= kSplitMaxK: rows split across programs; otherwise one program per
-  // row.
-  const char *name = kKernelName;
-  if (k == 1 && parts == 1)
-    name = kTop1KernelName;
-  else if (k <= kSplitMaxK && int64_t(parts) * k <= kMaxCandidates)
-    name = kSplitKernelName;
+  const TopKStrategy strategy = ChooseTopKStrategy(batch, n, k);
+  const RowsInstance &rows = RowsInstanceFor(n);
+  const char *name = strategy == TopKStrategy::kRows       ? rows.name
+                     : strategy == TopKStrategy::kTop1     ? kTop1KernelName
+                     : strategy == TopKStrategy::kSplit    ? kSplitKernelName
+                     : strategy == TopKStrategy::kRow      ? kKernelName
+                     : strategy == TopKStrategy::kLongRows ? kHistKernelName
+                                                           : kSelectKernelName;
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -176,8 +409,19 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
 
+  if (strategy == TopKStrategy::kLongRows)
+    return TopKLongRows(*device, in, batch, n, int(k), out, idx, stream);
+  if (strategy == TopKStrategy::kLargeK)
+    return TopKLarge(*device, in, batch, n, int(k), out, idx, stream);
   if (name == kSplitKernelName)
     return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
+  if (strategy == TopKStrategy::kRows) {
+    const Dim3 grid = {uint32_t((batch + rows.rows - 1) / rows.rows), 1, 1};
+    const KernelArg args[] = {KernelArg::Ptr(in),  KernelArg::Ptr(out),
+                              KernelArg::Ptr(idx), KernelArg::I32(batch),
+                              KernelArg::I32(n),   KernelArg::I32(int(k))};
+    return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
+  }
   const Dim3 grid = {uint32_t(batch), 1, 1};
   if (name == kTop1KernelName) {
     const KernelArg args[] = {KernelArg::Ptr(in), KernelArg::Ptr(out),

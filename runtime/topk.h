@@ -12,14 +12,32 @@
 
 namespace tilec {
 
-// The largest k the kernel sorts (its widest sort tile).
-inline constexpr int kTopKMaxK = 2048;
+// How TopK computes a shape. The choice depends on (batch, n, k) only and
+// is made in ChooseTopKStrategy (docs/runtime.md lists the thresholds):
+// - kRows: n <= 1024, any k: R whole rows of W >= n columns per program,
+//   each sorted (topk_rows_w64 / w256 / w1024: R = 64 / 16 / 4).
+// - kTop1: k = 1 and n <= 4096: one max reduction per row (top1_f32).
+// - kSplit: k <= 64 and ceil(n / 4096) * k <= 4096: each row split into
+//   parts of 4096 columns, one program each, the parts' candidates merged
+//   by the last to finish or inside a cluster (topk_split_f32).
+// - kRow: k <= 2048: one program per row, radix select, compaction into
+//   64 or 2048 register slots, bitonic sort (topk_f32).
+// - kLongRows: n >= 65536 and batch <= 256 (beyond kTop1 and kSplit), any
+//   k: the radix select split over programs (topk_hist_f32 per digit, the
+//   rows' histograms merged by global atomics), the survivors compacted
+//   into scratch (topk_collect_f32), sorted as for kLargeK.
+// - kLargeK: any larger k: radix select and compaction into scratch
+//   (topk_select_f32), sorted chunks of 2048 (topk_sort_chunks), then
+//   merges of doubling runs (topk_merge_f32), several launches.
+enum class TopKStrategy { kRows, kTop1, kSplit, kLongRows, kRow, kLargeK };
+
+TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k);
+const char *TopKStrategyName(TopKStrategy strategy);
 
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
 // views take 32-bit extents; their addresses are 64-bit, so batch * n may
-// exceed 2^31); 1 <= k <= n, k <= kTopKMaxK
-// (Unimplemented beyond); values is (batch, k) f32 and indices (batch, k)
+// exceed 2^31); 1 <= k <= n; values is (batch, k) f32 and indices (batch, k)
 // i64, both row-major; no two of them overlap. Errors name the argument.
 absl::Status ValidateTopK(const TensorRef &x, int64_t k,
                           const TensorRef &values, const TensorRef &indices);
@@ -31,10 +49,10 @@ absl::Status ValidateTopK(const TensorRef &x, int64_t k,
 // afterwards. The module is loaded once per device. Nothing is launched
 // when a check fails, so a bad argument leaves the context usable.
 //
-// Rows split across programs hand over through scratch ordered on
-// `stream` (runtime/scratch.h): calls may overlap on different streams,
-// and a call may be captured into a CUDA graph once a call outside capture
-// has loaded the module on that device.
+// Rows split across programs, and the large-k path (several launches),
+// hand over through scratch ordered on `stream` (runtime/scratch.h): calls may
+// overlap on different streams, and a call may be captured into a CUDA graph
+// once a call outside capture has loaded the module on that device.
 absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
                   const TensorRef &indices, CUstream stream = nullptr);
 

@@ -95,6 +95,33 @@ func.func @gather_shape(%v: !tile.view<?xf32>, %i: tensor<8xi32>) {
 
 // -----
 
+func.func @scatter_store_arity(%v: !tile.view<?x?xf32>, %i: tensor<8xi32>,
+                               %x: tensor<8xf32>) {
+  // expected-error @+1 {{expects one index tile per view dimension (2), got 1}}
+  tile.scatter_store %x, %v[%i] : !tile.view<?x?xf32>[tensor<8xi32>], tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_store_shape(%v: !tile.view<?xf32>, %i: tensor<8xi32>,
+                               %x: tensor<16xf32>) {
+  // expected-error @+1 {{index tiles must have the value shape 16}}
+  tile.scatter_store %x, %v[%i] : !tile.view<?xf32>[tensor<8xi32>], tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_store_type(%v: !tile.view<?xf32>, %i: tensor<8xi32>,
+                              %x: tensor<8xi32>) {
+  // expected-error @+1 {{value element type 'i32' does not match view element type 'f32'}}
+  tile.scatter_store %x, %v[%i] : !tile.view<?xf32>[tensor<8xi32>], tensor<8xi32>
+  return
+}
+
+// -----
+
 func.func @atomic_mul(%v: !tile.view<?xi32>, %i: tensor<8xi32>) {
   // expected-error @+1 {{'mul' has no atomic form}}
   %o = tile.atomic mul %v[%i], %i : !tile.view<?xi32>[tensor<8xi32>], tensor<8xi32>

@@ -48,6 +48,48 @@
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: st.global.b32
 
+// The large-k kernels: survivors compacted into scratch by predicated
+// stores (tile.scatter_store: no atomics), chunks sorted in place, merges
+// that search the partner run with gathers and place each element.
+// CHECK-LABEL: .entry topk_select_f32(
+// CHECK-DAG: atom.shared.add.u32
+// CHECK-DAG: shfl.sync.up.b32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_sort_chunks(
+// CHECK-DAG: ld.global.v2.b64
+// CHECK-DAG: st.global.v2.b64
+// CHECK-LABEL: .entry topk_merge_f32(
+// CHECK-DAG: ld.global.v2.b64
+// CHECK-DAG: setp.gt.s64
+// CHECK-DAG: st.global.b32
+
+// Whole short rows sorted several per program, one instance per width.
+// CHECK-LABEL: .entry topk_rows_w1024(
+// CHECK-DAG: setp.nan.f32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_rows_w256(
+// CHECK-LABEL: .entry topk_rows_w64(
+
+// Few long rows: each program's histogram added to the row's (global
+// atomics, one bin per thread), and one atomic reserving a chunk's slots.
+// CHECK-LABEL: .entry topk_hist_f32(
+// CHECK-DAG: atom.shared.add.u32
+// CHECK-DAG: atom.global.add.u32
+// CHECK-LABEL: .entry topk_collect_f32(
+// CHECK-DAG: atom.global.add.u32
+// CHECK-DAG: st.global.b32
+
+// META: "name": "topk_select_f32"
+// META: "name": "work"
+// META: "name": "topk_sort_chunks"
+// META: "name": "topk_merge_f32"
+// META: "name": "steps"
+// META: "name": "topk_rows_w1024"
+// META: "name": "topk_hist_f32"
+// META: "name": "pass"
+// META: "name": "partLen"
+// META: "name": "topk_collect_f32"
+
 // The kernels assemble without spills.
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes stack frame

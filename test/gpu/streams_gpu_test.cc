@@ -186,17 +186,22 @@ TEST_F(StreamsGpuTest, TopKOnTwoStreamsAtOnce) {
   }
 }
 
-// Softmax, three top-k paths (scratch hand-off, one part per row, one
-// program per row for k > 64) and a bf16 GEMM captured into one graph; the
-// inputs are then rewritten in place before each replay.
+// Softmax, five top-k paths (scratch hand-off, one part per row, one
+// program per row for k > 64, few long rows with their state cleared by a
+// memset and three scratch buffers, k > 2048 sorted in scratch by several
+// launches) and a bf16 GEMM captured into one graph; the inputs are then
+// rewritten in place before each replay.
 TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
   if (!api_->HasGraphs())
     GTEST_SKIP() << "the driver lacks the graph calls this test uses";
   constexpr int kRows = 64, kCols = 3000;
-  TopKCase split{32, 65536, 16}, single{40, 3000, 8}, wide{8, 5000, 100};
+  TopKCase split{32, 65536, 16}, single{40, 3000, 8}, wide{8, 5000, 100},
+      longRows{2, 100000, 300}, largeK{3, 5000, 3000};
   ASSERT_NO_FATAL_FAILURE(Prepare(split, 1, 3));
   ASSERT_NO_FATAL_FAILURE(Prepare(single, 1, 4));
   ASSERT_NO_FATAL_FAILURE(Prepare(wide, 1, 5));
+  ASSERT_NO_FATAL_FAILURE(Prepare(longRows, 1, 8));
+  ASSERT_NO_FATAL_FAILURE(Prepare(largeK, 1, 9));
   std::vector<float> sx = RandomRows(size_t(kRows) * kCols, 6);
   CUdeviceptr dsx = Alloc(sx.size() * 4), dsy = Alloc(sx.size() * 4);
   ASSERT_NO_FATAL_FAILURE(Upload(dsx, sx));
@@ -231,7 +236,7 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
     absl::Status status = Softmax(reinterpret_cast<const float *>(dsx),
                                   reinterpret_cast<float *>(dsy), kRows, kCols,
                                   SoftmaxType::kF32, stream);
-    for (const TopKCase *c : {&split, &single, &wide})
+    for (const TopKCase *c : {&split, &single, &wide, &longRows, &largeK})
       if (status.ok())
         status = RunTopK(*c, 0, stream);
     if (status.ok())
@@ -255,7 +260,7 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
   for (int replay = 0; replay < 3; ++replay) {
     const std::string what = "replay " + std::to_string(replay);
     unsigned seed = 100 + 10 * replay;
-    for (TopKCase *c : {&split, &single, &wide}) {
+    for (TopKCase *c : {&split, &single, &wide, &longRows, &largeK}) {
       c->x = RandomRows(c->x.size(), seed++);
       ASSERT_NO_FATAL_FAILURE(Upload(c->dx, c->x));
       ASSERT_EQ(driver_->api().cuMemsetD32_v2(c->values[0], 0xFFFFFFFFu,
@@ -277,6 +282,8 @@ TEST_F(StreamsGpuTest, GraphReplaysSeeInputsChangedInPlace) {
     ExpectTopK(split, 0, what + ", split rows");
     ExpectTopK(single, 0, what + ", one part per row");
     ExpectTopK(wide, 0, what + ", k = 100");
+    ExpectTopK(longRows, 0, what + ", long rows");
+    ExpectTopK(largeK, 0, what + ", k = 3000");
     std::vector<float> y(sx.size());
     ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(y.data(), dsy, y.size() * 4), 0);
     for (int r = 0; r < kRows; ++r) {

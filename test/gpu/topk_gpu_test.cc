@@ -30,9 +30,29 @@ bool SameValue(float a, float b) {
 struct Case {
   const char *name;
   int batch, n, k;
-  enum Kind { kRandn, kConstantSpikes, kFewValues, kSpecials, kAscending } kind;
+  enum Kind {
+    kRandn,
+    kConstantSpikes,
+    kFewValues,
+    kSpecials,
+    kAscending,
+    kConstant,
+    kSignedZeros,
+    kDenormals,
+    kRandInt
+  } kind;
   float scale;
+  // Rows checked against the reference: all when false; else the first
+  // and last three rows and those around row 65535 (the large-k path
+  // launches at most 65535 rows at a time).
+  bool sampleRows = false;
 };
+
+bool RowChecked(const Case &c, int r) {
+  if (!c.sampleRows)
+    return true;
+  return r < 3 || r >= c.batch - 3 || (r >= 65533 && r <= 65537);
+}
 
 std::vector<float> MakeInput(const Case &c) {
   std::mt19937 rng(1234 + c.n + c.k);
@@ -61,6 +81,26 @@ std::vector<float> MakeInput(const Case &c) {
       // The largest values all sit in the row's last columns.
       for (int i = 0; i < c.n; ++i)
         row[i] = float(i) * c.scale;
+      break;
+    case Case::kConstant:
+      std::fill(row, row + c.n, c.scale);
+      break;
+    case Case::kSignedZeros:
+      // +0.0 and -0.0 (equal, with different bits) among a few negatives.
+      for (int i = 0; i < c.n; ++i) {
+        unsigned pick = rng() % 8;
+        row[i] = pick < 3 ? 0.0f : pick < 6 ? -0.0f : -1.0f - float(pick);
+      }
+      break;
+    case Case::kDenormals:
+      // Subnormal magnitudes (below 2^-126) of both signs, and zeros.
+      for (int i = 0; i < c.n; ++i)
+        row[i] = normal(rng) * 1e-39f;
+      break;
+    case Case::kRandInt:
+      // Cheap to generate for very large inputs; many ties.
+      for (int i = 0; i < c.n; ++i)
+        row[i] = float(int(rng() % 100000) - 50000);
       break;
     case Case::kSpecials: {
       const float inf = std::numeric_limits<float>::infinity();
@@ -105,6 +145,8 @@ TEST_P(TopKGpuTest, MatchesReference) {
 
     int badRows = 0;
     for (int r = 0; r < c.batch && badRows < 3; ++r) {
+      if (!RowChecked(c, r))
+        continue;
       const float *row = x.data() + size_t(r) * c.n;
       std::vector<float> expected(row, row + c.n);
       std::partial_sort(expected.begin(), expected.begin() + c.k,
@@ -192,7 +234,85 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"cluster_of_8", 2, 4096 * 7 + 100, 16, Case::kRandn, 1.0f},
         // NaN and infinities.
         Case{"specials", 6, 3000, 20, Case::kSpecials, 1.0f},
-        Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f}),
+        Case{"specials_k1", 6, 3000, 1, Case::kSpecials, 1.0f},
+        // The strategy crossovers of ChooseTopKStrategy, just below and
+        // above each threshold. Whole short rows, by instance width (64,
+        // 256, 1024) and above it (n = 1025: top1, split and row).
+        Case{"rows_w64_n64", 300, 64, 64, Case::kRandn, 1.0f},
+        Case{"rows_w64_k1", 100, 64, 1, Case::kSpecials, 1.0f},
+        Case{"rows_w256_n65", 70, 65, 8, Case::kRandn, 1.0f},
+        Case{"rows_w256_n256", 33, 256, 100, Case::kFewValues, 1.0f},
+        Case{"rows_w1024_n257", 9, 257, 256, Case::kRandn, 1.0f},
+        Case{"rows_w1024_n1024", 7, 1024, 1000, Case::kSpecials, 1.0f},
+        Case{"rows_many", 16384, 100, 8, Case::kRandn, 1.0f},
+        Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
+        Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},
+        Case{"row_n1025", 7, 1025, 1025, Case::kRandn, 1.0f},
+        // top1 | split: n = 4096 | 4097 at k = 1.
+        Case{"top1_n4096", 9, 4096, 1, Case::kRandn, 1.0f},
+        Case{"split_k1_n4097", 9, 4097, 1, Case::kRandn, 1.0f},
+        // split | row: k = 64 | 65, and ceil(n / 4096) * k = 4096 | 4160.
+        Case{"split_k64", 5, 9000, 64, Case::kRandn, 1.0f},
+        Case{"row_k65", 5, 9000, 65, Case::kRandn, 1.0f},
+        Case{"split_candidates_4096", 1, 4096 * 64, 64, Case::kRandn, 1.0f},
+        Case{"long_candidates_4160", 1, 4096 * 64 + 1, 64, Case::kRandn, 1.0f},
+        // row | long rows: n = 65535 | 65536, batch = 256 | 257.
+        Case{"row_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
+        Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
+        Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
+        Case{"row_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
+        Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
+        // The long-rows path: a million columns, k = n, ties, specials,
+        // constant rows, signed zeros, subnormals.
+        Case{"long_1e6_k64", 1, 1000000, 64, Case::kRandn, 1.0f},
+        Case{"long_k_equals_n", 1, 65536, 65536, Case::kSpecials, 1.0f},
+        Case{"long_few_values", 3, 200000, 5000, Case::kFewValues, 1.0f},
+        Case{"long_specials", 2, 100000, 700, Case::kSpecials, 1.0f},
+        Case{"long_constant", 2, 100000, 70000, Case::kConstant, -1.5f},
+        Case{"long_zeros", 2, 100000, 3000, Case::kSignedZeros, 1.0f},
+        Case{"long_denormals", 2, 100000, 100, Case::kDenormals, 1.0f},
+        Case{"long_spikes", 4, 131072, 80, Case::kConstantSpikes, 1.0f},
+        // row | large k: k = 2048 | 2049.
+        Case{"row_k2048", 3, 5000, 2048, Case::kRandn, 1.0f},
+        Case{"large_k2049", 3, 5000, 2049, Case::kRandn, 1.0f},
+        // The large-k path: runs of 2048 merged while 2 * run < k; exactly
+        // two runs, a partial second, a third run with no partner, many
+        // merges, k = n, a long row, and ties and specials.
+        Case{"large_k4096", 2, 10000, 4096, Case::kRandn, 1.0f},
+        Case{"large_k4097", 2, 10000, 4097, Case::kRandn, 1.0f},
+        Case{"large_k6000", 2, 10000, 6000, Case::kRandn, 1.0f},
+        Case{"large_k_equals_n", 2, 70001, 70001, Case::kRandn, 1.0f},
+        Case{"large_few_values", 3, 20000, 9000, Case::kFewValues, 1.0f},
+        Case{"large_specials", 3, 9000, 5000, Case::kSpecials, 1.0f},
+        Case{"large_spikes", 2, 30000, 3000, Case::kConstantSpikes, 1.0f},
+        // Stress: all-equal rows, +0.0 / -0.0, subnormals, on each path.
+        Case{"constant_split", 4, 10000, 16, Case::kConstant, 3.5f},
+        Case{"constant_row", 4, 10000, 300, Case::kConstant, -2.0f},
+        Case{"constant_large", 2, 10000, 5000, Case::kConstant, 0.0f},
+        Case{"constant_top1", 4, 100, 1, Case::kConstant, 1.0f},
+        Case{"zeros_split", 4, 10000, 40, Case::kSignedZeros, 1.0f},
+        Case{"zeros_row", 4, 10000, 1000, Case::kSignedZeros, 1.0f},
+        Case{"zeros_large", 2, 10000, 4000, Case::kSignedZeros, 1.0f},
+        Case{"denormals_split", 4, 10000, 32, Case::kDenormals, 1.0f},
+        Case{"denormals_row", 4, 10000, 500, Case::kDenormals, 1.0f},
+        Case{"denormals_large", 2, 10000, 3000, Case::kDenormals, 1.0f},
+        // k = 16384 of 300 long rows (too many rows for the long-rows
+        // path).
+        Case{"large_k16384_long", 300, 65536, 16384, Case::kRandn, 1.0f}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+// Cases of 0.3-2.7 GB of device memory and seconds of CPU reference,
+// apart so that sanitizer runs can leave them out (--gtest_filter=-Big/*).
+INSTANTIATE_TEST_SUITE_P(
+    Big, TopKGpuTest,
+    ::testing::Values(
+        // k = 16384 of rows of a million columns (the long-rows path).
+        Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
+        // More rows than one large-k launch takes (65535); rows around the
+        // boundary are checked.
+        Case{"large_many_rows", 65537, 2049, 2049, Case::kRandInt, 1.0f, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
       return std::string(info.param.name);
     });

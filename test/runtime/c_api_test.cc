@@ -183,11 +183,15 @@ TEST(CApiTest, TopKTensorRejectsEachBadArgument) {
   ExpectError(topk(&x.c, 16, &values.c, &aliased.c),
               TILEC_ERROR_INVALID_ARGUMENT,
               "arguments 'values' and 'indices' overlap in memory");
-  CTensor wide(kX, TILEC_DTYPE_F32, {1, 5000});
-  CTensor wide_values(kValues, TILEC_DTYPE_F32, {1, 4096});
-  CTensor wide_indices(kIndices, TILEC_DTYPE_I64, {1, 4096});
-  ExpectError(topk(&wide.c, 4096, &wide_values.c, &wide_indices.c),
-              TILEC_ERROR_UNIMPLEMENTED, "sorts at most 2048");
+}
+
+TEST(CApiTest, TopKStrategyNamesThePath) {
+  EXPECT_STREQ(tilec_topk_strategy(16384, 64, 8), "rows");
+  EXPECT_STREQ(tilec_topk_strategy(128, 4096, 1), "top1");
+  EXPECT_STREQ(tilec_topk_strategy(1, 131072, 64), "split");
+  EXPECT_STREQ(tilec_topk_strategy(1, 1000000, 2048), "long_rows");
+  EXPECT_STREQ(tilec_topk_strategy(1024, 50257, 1024), "row");
+  EXPECT_STREQ(tilec_topk_strategy(1024, 50257, 4096), "large_k");
 }
 
 TEST(CApiTest, SoftmaxTensorRejectsEachBadArgument) {

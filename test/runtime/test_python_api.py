@@ -151,3 +151,9 @@ def test_unknown_kernel_lists_available():
     module.close()
     with pytest.raises(tilec.TilecError, match="closed"):
         module.kernel("add_one")
+
+
+def test_topk_strategy_names_the_path():
+    assert tilec.topk_strategy(16384, 64, 8) == "rows"
+    assert tilec.topk_strategy(1, 131072, 64) == "split"
+    assert tilec.topk_strategy(1024, 50257, 4096) == "large_k"

@@ -78,13 +78,6 @@ def test_topk_rejects(changes, parts):
     _check_message(lambda: tilec.topk(**topk_args(**changes)), *parts)
 
 
-def test_topk_limit_is_unimplemented():
-    _check_message(lambda: tilec.topk(
-        ArrayInterface(X, (1, 5000)), 4096, ArrayInterface(VALUES, (1, 4096)),
-        ArrayInterface(INDICES, (1, 4096), "<i8")), "sorts at most 2048",
-        code=12)
-
-
 def test_sizes_past_32_bits_are_named():
     # More than 2^31 elements is fine, an extent of 2^31 is not; the pointer
     # form passes 64-bit sizes intact.

@@ -43,6 +43,7 @@ __all__ = [
     "softmax",
     "synchronize",
     "topk",
+    "topk_strategy",
     "paged_decode",
     "kda_forward",
     "TopK",
@@ -231,6 +232,9 @@ def _declare(lib):
             c_int,
             [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor), c_void_p],
         ),
+        "tilec_topk_strategy": (
+            ctypes.c_char_p, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64],
+        ),
         "tilec_topk_tensor": (
             c_int,
             [ctypes.POINTER(_Tensor), ctypes.c_int64, ctypes.POINTER(_Tensor),
@@ -254,6 +258,10 @@ def _declare(lib):
         ),
     }
     for name, (restype, argtypes) in signatures.items():
+        # Libraries built before tilec_topk_strategy existed (a benchmark's
+        # baseline build) still load.
+        if name == "tilec_topk_strategy" and not hasattr(lib, name):
+            continue
         function = getattr(lib, name)
         function.restype = restype
         function.argtypes = argtypes
@@ -535,6 +543,12 @@ def softmax(x, y=None, stream=None, dim=-1):
 
 
 TopK = collections.namedtuple("TopK", ["values", "indices"])
+
+
+def topk_strategy(batch, n, k):
+    """The name of the path tilec.topk takes for a (batch, n) input and k
+    (docs/runtime.md, Top-k strategies), without touching the device."""
+    return _lib.tilec_topk_strategy(int(batch), int(n), int(k)).decode()
 
 
 def topk(x, k, values=None, indices=None, batch=None, n=None, stream=None):

@@ -1,0 +1,58 @@
+// ChooseTopKStrategy (runtime/topk.h): the top-k path for each shape, at
+// every threshold, without a GPU.
+#include "runtime/topk.h"
+
+#include "gtest/gtest.h"
+
+namespace tilec {
+namespace {
+
+TopKStrategy Choose(int64_t batch, int64_t n, int64_t k) {
+  return ChooseTopKStrategy(batch, n, k);
+}
+
+TEST(TopKStrategyTest, ShortRowsAreSortedWholeForAnyK) {
+  for (int64_t n : {1, 37, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {int64_t{1}, (n + 1) / 2, n}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
+      EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRows);
+      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRows);
+    }
+}
+
+TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
+  // k = 1: the argmax kernel up to one part of 4096 columns.
+  EXPECT_EQ(Choose(128, 1025, 1), TopKStrategy::kTop1);
+  EXPECT_EQ(Choose(128, 4096, 1), TopKStrategy::kTop1);
+  EXPECT_EQ(Choose(128, 4097, 1), TopKStrategy::kSplit);
+  // Split rows up to k = 64 and 4096 candidates (parts * k).
+  EXPECT_EQ(Choose(64, 8192, 64), TopKStrategy::kSplit);
+  EXPECT_EQ(Choose(64, 8192, 65), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1, 4096 * 64, 64), TopKStrategy::kSplit);
+  EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
+  // Few long rows: n >= 65536 and batch <= 256, any k.
+  EXPECT_EQ(Choose(2, 65535, 100), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(2, 65536, 100), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(256, 131072, 1024), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 131072, 1024), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1, 1000000, 16384), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(4, 1000000, 1000000), TopKStrategy::kLongRows);
+  // One program per row up to k = 2048, then the large-k path.
+  EXPECT_EQ(Choose(1, 5000, 2048), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1, 5000, 2049), TopKStrategy::kLargeK);
+  EXPECT_EQ(Choose(257, 65536, 2049), TopKStrategy::kLargeK);
+  EXPECT_EQ(Choose(300, 2147483647, 2147483647), TopKStrategy::kLargeK);
+}
+
+TEST(TopKStrategyTest, Names) {
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kTop1), "top1");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kSplit), "split");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kLongRows), "long_rows");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRow), "row");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kLargeK), "large_k");
+}
+
+} // namespace
+} // namespace tilec
