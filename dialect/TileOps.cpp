@@ -64,6 +64,28 @@ static void printViewOfTile(OpAsmPrinter &printer, Operation *, Type view,
     printer << ", " << view;
 }
 
+/// `type, type, ..., buffer type`: the index tiles' types, then the
+/// buffer's (a list the declarative format cannot end with a variadic in).
+static ParseResult parseIndexAndBufferTypes(OpAsmParser &parser,
+                                            SmallVectorImpl<Type> &indices,
+                                            Type &buffer) {
+  SmallVector<Type> types;
+  do {
+    if (parser.parseType(types.emplace_back()))
+      return failure();
+  } while (succeeded(parser.parseOptionalComma()));
+  buffer = types.pop_back_val();
+  indices.append(types.begin(), types.end());
+  return success();
+}
+
+static void printIndexAndBufferTypes(OpAsmPrinter &printer, Operation *,
+                                     TypeRange indices, Type buffer) {
+  for (Type type : indices)
+    printer << type << ", ";
+  printer << buffer;
+}
+
 #define GET_OP_CLASSES
 #include "dialect/TileOps.cpp.inc"
 
@@ -367,6 +389,33 @@ LogicalResult AsyncCopyOp::verify() {
     return emitOpError() << "view elements " << view.getElementType()
                          << " differ from buffer elements "
                          << buffer.getElementType();
+  return success();
+}
+
+LogicalResult AsyncGatherOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (failed(verifyStagedBuffer(*this, buffer)))
+    return failure();
+  ViewType view = getView().getType();
+  if (view.getRank() != 2 || getIndices().size() != 2)
+    return emitOpError() << "gathers from a rank-2 view with two index tiles, "
+                            "got rank "
+                         << view.getRank() << " and " << getIndices().size()
+                         << " index tiles";
+  if (view.getElementType() != buffer.getElementType())
+    return emitOpError() << "view elements " << view.getElementType()
+                         << " differ from buffer elements "
+                         << buffer.getElementType();
+  if (getIndices()[0].getType() != getIndices()[1].getType())
+    return emitOpError() << "index tiles must have one type (and layout), got "
+                         << getIndices()[0].getType() << " and "
+                         << getIndices()[1].getType();
+  ArrayRef<int64_t> stage = buffer.getShape().drop_front();
+  for (Value index : getIndices())
+    if (cast<RankedTensorType>(index.getType()).getShape() != stage)
+      return emitOpError() << "index tiles must have the shape of one stage ("
+                           << stage[0] << "x" << stage[1] << "), got "
+                           << index.getType();
   return success();
 }
 

@@ -205,6 +205,37 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
   let hasVerifier = 1;
 }
 
+def Tile_AsyncGatherOp : Tile_Op<"async_gather", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start gathering a tile of a global view into a buffer stage";
+  let description = [{
+    The asynchronous form of `tile.gather`: starts copying the `R`×`C` tile
+    whose element `(r, c)` is `view[indices#0[r, c], indices#1[r, c]]` into
+    stage `stage` of `buffer` (`!tile.smem<S x R x C x T,
+    #tile.swizzle<...>>`), laid out as the buffer's swizzle says.
+    Out-of-bounds coordinates read zero. The index tiles carry a register
+    layout: each thread copies the elements it holds, 16 bytes per copy
+    where its run of elements has consecutive columns of one row (rows of a
+    page table broadcast over the columns of a page), element by element
+    otherwise. Completes like `tile.async_copy`: the group the next
+    `tile.async_commit` closes, visible after a `tile.async_wait`.
+
+    ```mlir
+    tile.async_gather %cache[%rows, %cols], %ring[%stage]
+        : !tile.view<?x?xbf16>, tensor<64x128xi32>, tensor<64x128xi32>,
+          !tile.smem<3x64x128xbf16, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Tile_ViewType:$view, Variadic<Tile_IntTile>:$indices,
+                       Tile_SharedBufferType:$buffer, I32:$stage);
+  let assemblyFormat = [{
+    $view `[` $indices `]` `,` $buffer `[` $stage `]` attr-dict `:`
+    qualified(type($view)) `,` custom<IndexAndBufferTypes>(type($indices),
+                                                            type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCommitOp : Tile_Op<"async_commit", [
     MemoryEffects<[MemWrite]>]> {
   let summary = "close the group of this program's pending async copies";

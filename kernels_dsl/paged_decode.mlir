@@ -12,12 +12,18 @@
 // each K/V byte is read once per program. Per step of 64 tokens:
 //  - the page of each token comes from a tile.gather of block_table, its
 //    row of the cache view (pages·16·Hkv, 2·D) from the page; tokens at or
-//    past seq_lens[b] get row -1, which reads zeros (no stale cache read);
+//    past the end of this split's span (or of seq_lens[b]) get row -1,
+//    which reads zeros (no stale cache read, and no read at all for the
+//    steps the ring copies past the loop's end);
 //  - K and V are tile.gathers of those rows (16-byte runs: the row index is
-//    constant along D);
+//    constant along D). tile-pipeline-loads stages both through a cp.async
+//    ring of tile.num_stages stages (4 for D = 64, 3 for D = 128: 16 and
+//    32 KiB a stage), copies running num_stages - 1 steps ahead of the
+//    dots, which read K (transposed) and V (with ldmatrix.trans) in place;
 //  - S = Q·Kᵀ on mma.sync (bf16, fp32 accumulation), scaled, masked to -inf
-//    past the length; online softmax in fp32 (running max m, rescaled sum
-//    l and accumulator); P in bf16 registers, acc = acc·α + P·V on mma.sync.
+//    past the split's span (and the length); online softmax in fp32
+//    (running max m, rescaled sum l and accumulator); P in bf16 registers,
+//    acc = acc·α + P·V on mma.sync.
 // The partials (m, l, acc), unnormalized, go to pm/pl (S, B·H) and pacc
 // (S, B·H, D); empty splits write m = -inf, l = 0, acc = 0.
 //
@@ -52,7 +58,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
@@ -109,7 +115,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %m1T = tile.splat %cm1 : tensor<64xi32, #row64>
   %HkvT = tile.splat %Hkv : tensor<64xi32, #row64>
   %kvhT = tile.splat %kvh : tensor<64xi32, #row64>
-  %lenT64 = tile.splat %len : tensor<64xi32, #row64>
+  %endT64 = tile.splat %tokEnd : tensor<64xi32, #row64>
   %pagesT = tile.splat %pages : tensor<64xi32, #row64>
   %iotaD = tile.iota : tensor<64xi32, #col64>
   %colE = tile.expand_dims %iotaD at 0
@@ -119,7 +125,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %cDT = tile.splat %cD : tensor<64x64xi32, #kv64>
   %colV = arith.addi %colK, %cDT : tensor<64x64xi32, #kv64>
   %iotaS = tile.iota : tensor<64xi32, #scol>
-  %lenS = tile.splat %len : tensor<64xi32, #scol>
+  %endS = tile.splat %tokEnd : tensor<64xi32, #scol>
   %scaleT = tile.splat %scale : tensor<16x64xf32, #mma>
   %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
 
@@ -134,7 +140,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     // Cache rows of the 64 tokens, in the layout the K/V gathers read.
     %tT = tile.splat %t : tensor<64xi32, #row64>
     %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row64>
-    %valid = arith.cmpi slt, %tok, %lenT64 : tensor<64xi32, #row64>
+    %valid = arith.cmpi slt, %tok, %endT64 : tensor<64xi32, #row64>
     %slot = arith.shrui %tok, %c4T : tensor<64xi32, #row64>
     %page = tile.gather %btv[%bT, %slot] : !tile.view<?x?xi32>,
         tensor<64xi32, #row64>, tensor<64xi32, #row64>
@@ -144,7 +150,8 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %slotRow = arith.addi %p16, %inPage : tensor<64xi32, #row64>
     %rowH = arith.muli %slotRow, %HkvT : tensor<64xi32, #row64>
     %row = arith.addi %rowH, %kvhT : tensor<64xi32, #row64>
-    // Tokens past the length, and pages outside the cache, read zeros.
+    // Tokens past the split (or the length), and pages outside the cache,
+    // read zeros.
     %inCache = arith.cmpi ult, %page, %pagesT : tensor<64xi32, #row64>
     %use = arith.andi %valid, %inCache : tensor<64xi1, #row64>
     %rowOk = arith.select %use, %row, %m1T
@@ -168,7 +175,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     // The same tokens' validity along the columns of S.
     %tS = tile.splat %t : tensor<64xi32, #scol>
     %tokS = arith.addi %iotaS, %tS : tensor<64xi32, #scol>
-    %validS = arith.cmpi slt, %tokS, %lenS : tensor<64xi32, #scol>
+    %validS = arith.cmpi slt, %tokS, %endS : tensor<64xi32, #scol>
     %validE = tile.expand_dims %validS at 0
         : tensor<64xi1, #scol> -> tensor<1x64xi1, #mma>
     %validB = tile.broadcast %validE
@@ -303,7 +310,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
@@ -360,7 +367,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %m1T = tile.splat %cm1 : tensor<64xi32, #row128>
   %HkvT = tile.splat %Hkv : tensor<64xi32, #row128>
   %kvhT = tile.splat %kvh : tensor<64xi32, #row128>
-  %lenT64 = tile.splat %len : tensor<64xi32, #row128>
+  %endT64 = tile.splat %tokEnd : tensor<64xi32, #row128>
   %pagesT = tile.splat %pages : tensor<64xi32, #row128>
   %iotaD = tile.iota : tensor<128xi32, #col128>
   %colE = tile.expand_dims %iotaD at 0
@@ -370,7 +377,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %cDT = tile.splat %cD : tensor<64x128xi32, #kv128>
   %colV = arith.addi %colK, %cDT : tensor<64x128xi32, #kv128>
   %iotaS = tile.iota : tensor<64xi32, #scol>
-  %lenS = tile.splat %len : tensor<64xi32, #scol>
+  %endS = tile.splat %tokEnd : tensor<64xi32, #scol>
   %scaleT = tile.splat %scale : tensor<16x64xf32, #mma>
   %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
 
@@ -385,7 +392,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     // Cache rows of the 64 tokens, in the layout the K/V gathers read.
     %tT = tile.splat %t : tensor<64xi32, #row128>
     %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row128>
-    %valid = arith.cmpi slt, %tok, %lenT64 : tensor<64xi32, #row128>
+    %valid = arith.cmpi slt, %tok, %endT64 : tensor<64xi32, #row128>
     %slot = arith.shrui %tok, %c4T : tensor<64xi32, #row128>
     %page = tile.gather %btv[%bT, %slot] : !tile.view<?x?xi32>,
         tensor<64xi32, #row128>, tensor<64xi32, #row128>
@@ -395,7 +402,8 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %slotRow = arith.addi %p16, %inPage : tensor<64xi32, #row128>
     %rowH = arith.muli %slotRow, %HkvT : tensor<64xi32, #row128>
     %row = arith.addi %rowH, %kvhT : tensor<64xi32, #row128>
-    // Tokens past the length, and pages outside the cache, read zeros.
+    // Tokens past the split (or the length), and pages outside the cache,
+    // read zeros.
     %inCache = arith.cmpi ult, %page, %pagesT : tensor<64xi32, #row128>
     %use = arith.andi %valid, %inCache : tensor<64xi1, #row128>
     %rowOk = arith.select %use, %row, %m1T
@@ -419,7 +427,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     // The same tokens' validity along the columns of S.
     %tS = tile.splat %t : tensor<64xi32, #scol>
     %tokS = arith.addi %iotaS, %tS : tensor<64xi32, #scol>
-    %validS = arith.cmpi slt, %tokS, %lenS : tensor<64xi32, #scol>
+    %validS = arith.cmpi slt, %tokS, %endS : tensor<64xi32, #scol>
     %validE = tile.expand_dims %validS at 0
         : tensor<64xi1, #scol> -> tensor<1x64xi1, #mma>
     %validB = tile.broadcast %validE

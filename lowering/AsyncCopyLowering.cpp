@@ -211,6 +211,178 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
   }
 };
 
+/// tile.async_gather: each thread copies the elements its index tiles'
+/// layout gives it into their swizzled places in the stage. A run of the
+/// thread's elements along the last dimension that fills 16 bytes goes as
+/// one `cp.async.cg` when, at run time, its coordinates are consecutive
+/// columns of one row inside the view's columns, the inner stride is 1
+/// and the source is aligned (the test folds for index tiles built from
+/// iotas and broadcasts, as for tile.gather); a row outside the view
+/// (a masked token's row -1, say) then copies zero bytes, which zero-fills
+/// the chunk without reading memory. Any other run moves element by
+/// element, out-of-bounds coordinates reading zero.
+struct AsyncGatherLowering : public OpConversionPattern<AsyncGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncGatherOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indexType = cast<RankedTensorType>(op.getIndices()[0].getType());
+    FailureOr<Distribution> dist = getDistribution(indexType);
+    if (failed(dist))
+      return op.emitOpError("index tiles have no register layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    SharedBufferType bufferType = op.getBuffer().getType();
+    DotStaging stage = getStageLayout(bufferType);
+    int64_t eb = stage.elementBytes;
+    Type elementType =
+        getTypeConverter()->convertType(bufferType.getElementType());
+    auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    auto c64 = [&](int64_t v) { return i64Const(b, loc, v); };
+
+    ValueRange view = adaptor.getView();
+    Value base = view[0];
+    Value rows = view[1], cols = view[2], rowStride = view[3],
+          colStride = view[4];
+    ValueRange rowIdx = adaptor.getIndices()[0],
+               colIdx = adaptor.getIndices()[1];
+    Value stageBase = LLVM::GEPOp::create(
+        b, loc, sharedPtr, b.getI8Type(), adaptor.getBuffer().front(),
+        ValueRange{LLVM::MulOp::create(b, loc, adaptor.getStage().front(),
+                                       i32Const(b, loc, stage.totalBytes))});
+
+    // Runs along the last dimension: 16 bytes, or single elements.
+    int64_t vec = 1;
+    unsigned last = dist->blockedRank() - 1;
+    if (dist->tileDims.size() == 2 && dist->blockedRank() == 2 &&
+        dist->blocked.getOrder()[0] == last && !dist->wraps(last) &&
+        dist->blocked.getSizePerThread()[last] % (16 / eb) == 0)
+      vec = 16 / eb;
+    Value unitStride = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                            colStride, c64(1));
+    Value baseInt = LLVM::PtrToIntOp::create(b, loc, i64, base);
+    ThreadPosition pos = getThreadPosition(b, loc, *dist);
+
+    // Shared address of the element at tile coordinates (r, c).
+    auto sharedAt = [&](OpBuilder &ob, Location l, Value r, Value c) {
+      return LLVM::GEPOp::create(ob, l, sharedPtr, ob.getI8Type(), stageBase,
+                                 ValueRange{stagedOffset(ob, l, stage, r, c)});
+    };
+    // Copies element e of the thread, zero when outside the view.
+    auto copyElement = [&](OpBuilder &ob, Location l, int64_t e,
+                           ArrayRef<Value> coords) {
+      Value row = LLVM::SExtOp::create(ob, l, i64, rowIdx[e]);
+      Value col = LLVM::SExtOp::create(ob, l, i64, colIdx[e]);
+      Value inside = LLVM::AndOp::create(
+          ob, l,
+          LLVM::ICmpOp::create(ob, l, LLVM::ICmpPredicate::ult, row, rows),
+          LLVM::ICmpOp::create(ob, l, LLVM::ICmpPredicate::ult, col, cols));
+      Value index =
+          LLVM::AddOp::create(ob, l, LLVM::MulOp::create(ob, l, row, rowStride),
+                              LLVM::MulOp::create(ob, l, col, colStride));
+      auto value = scf::IfOp::create(
+          ob, l, inside,
+          [&](OpBuilder &tb, Location tl) {
+            Value addr = LLVM::GEPOp::create(tb, tl, globalPtr, elementType,
+                                             base, ValueRange{index});
+            scf::YieldOp::create(
+                tb, tl,
+                ValueRange{LLVM::LoadOp::create(tb, tl, elementType, addr)
+                               .getResult()});
+          },
+          [&](OpBuilder &tb, Location tl) {
+            scf::YieldOp::create(
+                tb, tl,
+                ValueRange{LLVM::ConstantOp::create(tb, tl, elementType,
+                                                    tb.getZeroAttr(elementType))
+                               .getResult()});
+          });
+      LLVM::StoreOp::create(ob, l, value.getResult(0),
+                            sharedAt(ob, l, coords[0], coords[1]));
+    };
+
+    for (int64_t e = 0, n = dist->numElements(); e < n; e += vec) {
+      SmallVector<Value> coords = getElementCoords(b, loc, *dist, pos, e);
+      if (vec == 1) {
+        copyElement(b, loc, e, coords);
+        continue;
+      }
+      Value row = LLVM::SExtOp::create(b, loc, i64, rowIdx[e]);
+      Value col = LLVM::SExtOp::create(b, loc, i64, colIdx[e]);
+      Value lastCol = LLVM::AddOp::create(b, loc, col, c64(vec - 1));
+      Value fast = LLVM::AndOp::create(
+          b, loc, unitStride,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, lastCol,
+                               cols));
+      fast = LLVM::AndOp::create(
+          b, loc, fast,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, col, c64(0)));
+      for (int64_t k = 1; k < vec; ++k) {
+        Type t = colIdx[e].getType();
+        Value nextCol = LLVM::AddOp::create(
+            b, loc, colIdx[e],
+            LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, k)));
+        fast = LLVM::AndOp::create(
+            b, loc, fast,
+            LLVM::AndOp::create(
+                b, loc,
+                LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                     colIdx[e + k], nextCol),
+                LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                     rowIdx[e + k], rowIdx[e])));
+      }
+      Value rowInside =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, row, rows);
+      // A row outside the view reads nothing, from the view's base.
+      Value offset = LLVM::SelectOp::create(
+          b, loc, rowInside,
+          LLVM::MulOp::create(
+              b, loc,
+              LLVM::AddOp::create(
+                  b, loc, LLVM::MulOp::create(b, loc, row, rowStride), col),
+              c64(eb)),
+          c64(0));
+      Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(), base,
+                                      ValueRange{offset});
+      Value srcBits = LLVM::AddOp::create(b, loc, baseInt, offset);
+      fast = LLVM::AndOp::create(
+          b, loc, fast,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                               LLVM::AndOp::create(b, loc, srcBits, c64(15)),
+                               c64(0)));
+      Value bytes = LLVM::SelectOp::create(
+          b, loc, rowInside, i32Const(b, loc, 16), i32Const(b, loc, 0));
+      Value dst = sharedAt(b, loc, coords[0], coords[1]);
+      scf::IfOp::create(
+          b, loc, fast,
+          [&](OpBuilder &tb, Location l) {
+            NVVM::CpAsyncOp::create(
+                tb, l, dst, src, tb.getI32IntegerAttr(16),
+                NVVM::LoadCacheModifierKindAttr::get(
+                    tb.getContext(), NVVM::LoadCacheModifierKind::CG),
+                bytes);
+            scf::YieldOp::create(tb, l);
+          },
+          [&](OpBuilder &tb, Location l) {
+            for (int64_t k = 0; k < vec; ++k) {
+              SmallVector<Value> at = {
+                  coords[0],
+                  LLVM::AddOp::create(tb, l, coords[1], i32Const(tb, l, k))};
+              copyElement(tb, l, e + k, at);
+            }
+            scf::YieldOp::create(tb, l);
+          });
+    }
+    (void)i32;
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct AsyncCommitLowering : public OpConversionPattern<AsyncCommitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -273,7 +445,7 @@ struct LoadStageLowering : public OpConversionPattern<LoadStageOp> {
 void mlir::tile::populateAsyncCopyPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            StringRef target) {
-  patterns.add<AsyncCopyLowering, AsyncCommitLowering, LoadStageLowering>(
-      converter, patterns.getContext());
+  patterns.add<AsyncCopyLowering, AsyncGatherLowering, AsyncCommitLowering,
+               LoadStageLowering>(converter, patterns.getContext());
   patterns.add<AsyncWaitLowering>(converter, patterns.getContext(), target);
 }

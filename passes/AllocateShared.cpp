@@ -112,6 +112,10 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     std::optional<DotStaging> staging = getDotStaging(op);
     if (!staging || (isReadInPlace(dot.getA()) && isReadInPlace(dot.getB())))
       return 0;
+    // A is staged at 0 and B at offsetB: with B read in place (a ring of
+    // K or V rows), only A's rows take scratch.
+    if (isReadInPlace(dot.getB()))
+      return staging->offsetB;
     return staging->totalBytes;
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

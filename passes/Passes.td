@@ -92,6 +92,16 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     `tile.barrier` before a stage is refilled); otherwise the cp.async
     ring above runs. Both versions share the buffers.
 
+    A `tile.gather` of a rank-2 view whose tile is one operand of one dot
+    (A as M rows of K; B gathered as N rows of K and transposed; or, for
+    16-bit mma.sync dots, B gathered as K rows of N, which the dot reads
+    with `ldmatrix.trans`) is staged too: the loop's gathers and staged
+    loads share one cp.async ring (`tile.async_gather`,
+    `tile.async_copy`), copies `num-stages - 1` iterations ahead. The
+    indices may be computed from reads of memory in the body (a page
+    table's `tile.gather`): those reads are issued for iteration i + S - 1
+    at the top of iteration i, once for all copies, before the wait.
+
     With `warp-specialize` (or a kernel's `tile.warp_specialize = true`),
     a TMA ring of a loop at the top level of its kernel is fed by a warp
     of its own: the kernel's remaining ops move into the consumer region of

@@ -63,8 +63,8 @@ bool mayWrite(Operation *op) {
 }
 
 /// Whether a value of `load` reaches a tile.dot inside `body`.
-bool feedsDot(LoadOp load, Block *body) {
-  SmallVector<Value> work = {load.getResult()};
+bool feedsDot(Operation *load, Block *body) {
+  SmallVector<Value> work(load->getResults());
   DenseSet<Operation *> seen;
   while (!work.empty()) {
     Value v = work.pop_back_val();
@@ -80,11 +80,22 @@ bool feedsDot(LoadOp load, Block *body) {
   return false;
 }
 
+/// Whether `op` at most reads memory (a tile.load or tile.gather of an
+/// index table, say).
+bool onlyReads(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && !effects.hasEffect<MemoryEffects::Write>() &&
+         !effects.hasEffect<MemoryEffects::Allocate>() &&
+         !effects.hasEffect<MemoryEffects::Free>();
+}
+
 /// The side-effect-free ops of `body` that `load`'s operands are computed
 /// with from the induction variable `iv` and values defined outside the
 /// loop, in block order; failure when an operand depends on anything else.
-FailureOr<SmallVector<Operation *>> getAddressSlice(LoadOp load,
-                                                    scf::ForOp loop) {
+/// With `allowReads`, ops that read memory (page-table gathers) may be
+/// part of it: the loop body writes nothing, so reading ahead is safe.
+FailureOr<SmallVector<Operation *>>
+getAddressSlice(Operation *load, scf::ForOp loop, bool allowReads = false) {
   Value iv = loop.getInductionVar();
   SetVector<Operation *> slice;
   SmallVector<Value> work(load->getOperands());
@@ -93,7 +104,8 @@ FailureOr<SmallVector<Operation *>> getAddressSlice(LoadOp load,
     if (v == iv || loop.isDefinedOutsideOfLoop(v))
       continue;
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def) ||
+    if (!def || def->getBlock() != loop.getBody() ||
+        !(isMemoryEffectFree(def) || (allowReads && onlyReads(def))) ||
         def->getNumRegions() != 0)
       return failure();
     if (slice.insert(def))
@@ -861,8 +873,224 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     emitTmaRing(tmaLoop, tmaRing, buffers, maps, barriers);
 }
 
+//===----------------------------------------------------------------------===//
+// Gathers staged through cp.async rings
+//===----------------------------------------------------------------------===//
+
+/// The staged buffer type of `gather` (a tile.gather of a rank-2 view) for
+/// `numStages` stages when its tile is one operand of one mma.sync-or-
+/// later dot, laid out as that dot reads it: A as M rows of K, B gathered
+/// as N rows of K and transposed, or B gathered as K rows of N (the rows
+/// of V in attention: the tile as it lies in memory), which mma.sync reads
+/// with ldmatrix.trans; null when it does not qualify.
+SharedBufferType getGatherStagedType(GatherOp gather, int64_t numStages) {
+  if (gather.getIndices().size() != 2 || !gather.getResult().hasOneUse() ||
+      gather.getIndices()[0].getType() != gather.getIndices()[1].getType())
+    return {};
+  Operation *user = *gather.getResult().getUsers().begin();
+  Value operand = gather.getResult();
+  bool transposed = false;
+  if (auto transpose = dyn_cast<TransposeOp>(user)) {
+    if (!transpose.getResult().hasOneUse())
+      return {};
+    operand = transpose.getResult();
+    user = *operand.getUsers().begin();
+    transposed = true;
+  }
+  auto dot = dyn_cast<DotOp>(user);
+  if (!dot || dot.getA() == dot.getB() || dot.getAcc() == operand)
+    return {};
+  unsigned index = dot.getA() == operand ? 0 : 1;
+  if (transposed && index != 1)
+    return {};
+  std::optional<DotStaging> s = getDotStaging(dot);
+  auto tile = cast<RankedTensorType>(gather.getResult().getType());
+  Type element = tile.getElementType();
+  if (!s || getScratchElementBytes(element) != s->elementBytes ||
+      tile.getRank() != 2)
+    return {};
+  MLIRContext *context = gather.getContext();
+  auto mma = cast<MmaLayoutAttr>(
+      cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
+  if (index == 1 && !transposed) {
+    // K rows of N: only mma.sync's ldmatrix.trans reads them, 16-bit.
+    int64_t rowBytes = s->n * s->elementBytes;
+    if (mma.getVersion() != 2 || s->elementBytes != 2 ||
+        tile.getDimSize(0) != s->k || tile.getDimSize(1) != s->n ||
+        rowBytes % 16 != 0 || !llvm::isPowerOf2_64(rowBytes))
+      return {};
+    return SharedBufferType::get(
+        context, {numStages, s->k, s->n}, element,
+        SwizzleAttr::get(context, getSwizzleBytes(rowBytes), 0));
+  }
+  if (s->rowBytes % 16 != 0 ||
+      tile.getDimSize(0) != (index == 0 ? s->m : s->n) ||
+      tile.getDimSize(1) != s->k)
+    return {};
+  unsigned wgmmaWarps =
+      index == 0 && mma.getVersion() == 3 ? mma.getWarpsPerCTA()[0] : 0;
+  return SharedBufferType::get(
+      context, {numStages, tile.getDimSize(0), tile.getDimSize(1)}, element,
+      SwizzleAttr::get(context, s->swizzleBytes, wgmmaWarps));
+}
+
+/// One tile copied into a ring: a staged tile.load (as tile.async_copy) or
+/// tile.gather (as tile.async_gather), with the body's ops its offsets or
+/// indices are computed with.
+struct StagedCopy {
+  Operation *op;
+  SharedBufferType bufferType;
+  SmallVector<Operation *> slice;
+};
+
+/// The address slices of `copies` (and any index-table reads in them) for
+/// induction value `ivValue`, cloned once at `b`'s insertion point: the K
+/// and V gathers of attention share their page-table read.
+IRMapping cloneSlicesAt(OpBuilder &b, ArrayRef<StagedCopy> copies, Value iv,
+                        Value ivValue) {
+  SetVector<Operation *> ops;
+  for (const StagedCopy &staged : copies)
+    ops.insert(staged.slice.begin(), staged.slice.end());
+  SmallVector<Operation *> ordered = ops.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  IRMapping map;
+  map.map(iv, ivValue);
+  for (Operation *op : ordered)
+    b.clone(*op, map);
+  return map;
+}
+
+/// Starts the copy of `staged` into stage `stage` of `buffer`, its offsets
+/// or indices taken through `map` (see cloneSliceAt).
+void emitCopy(OpBuilder &b, Location loc, const StagedCopy &staged,
+              const IRMapping &map, Value buffer, Value stage) {
+  SmallVector<Value> operands;
+  if (auto load = dyn_cast<LoadOp>(staged.op)) {
+    for (Value offset : load.getOffsets())
+      operands.push_back(map.lookupOrDefault(offset));
+    AsyncCopyOp::create(b, loc, load.getView(), operands, buffer, stage);
+    return;
+  }
+  auto gather = cast<GatherOp>(staged.op);
+  for (Value index : gather.getIndices())
+    operands.push_back(map.lookupOrDefault(index));
+  AsyncGatherOp::create(b, loc, gather.getView(), operands, buffer, stage);
+}
+
+/// Stages the dot operands that `gathers` (and the staged `loads` of the
+/// same loop) produce in one cp.async ring, so that the copies of the next
+/// iterations are in flight, without holding registers, while an
+/// iteration computes. The dots stay synchronous (mma.sync), so copies
+/// run L = S - 1 iterations ahead:
+///
+///   prologue: copy iterations 0 .. L-1 into stages 0 .. L-1, one group
+///             per iteration
+///   iteration i: compute the indices of iteration i + L (their
+///             index-table reads overlap the wait), wait until the group
+///             of iteration i has landed (its barrier also means that no
+///             thread still reads stage (i + L) % S, last read at i - 1),
+///             copy iteration i + L into that stage, read stage i % S
+///   after the loop: wait for every copy group.
+///
+/// Copies past the last iteration are bounds-checked by their views (a
+/// gather's rows outside the view are zero-filled without being read).
+/// Returns whether the loop was changed.
+bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
+                                ArrayRef<LoadOp> loads, int64_t numStages,
+                                int64_t ringBytes) {
+  SmallVector<StagedCopy> copies;
+  int64_t stageBytes = 0;
+  bool anyGather = false;
+  for (GatherOp gather : gathers) {
+    SharedBufferType type = getGatherStagedType(gather, numStages);
+    FailureOr<SmallVector<Operation *>> slice =
+        getAddressSlice(gather, loop, /*allowReads=*/true);
+    if (!type || failed(slice) ||
+        !loop.isDefinedOutsideOfLoop(gather.getView()))
+      continue;
+    anyGather = true;
+    stageBytes += getStageBytes(type);
+    copies.push_back({gather, type, std::move(*slice)});
+  }
+  if (!anyGather)
+    return false;
+  for (LoadOp load : loads) {
+    SharedBufferType type = getStagedType(load, numStages);
+    FailureOr<SmallVector<Operation *>> slice =
+        getAddressSlice(load, loop, /*allowReads=*/true);
+    if (!type || failed(slice) || !loop.isDefinedOutsideOfLoop(load.getView()))
+      continue;
+    stageBytes += getStageBytes(type);
+    copies.push_back({load, type, std::move(*slice)});
+  }
+  int64_t stages = std::min<int64_t>(numStages, ringBytes / stageBytes);
+  if (stages < 2)
+    return false;
+  int64_t lead = stages - 1;
+
+  Location loc = loop.getLoc();
+  MLIRContext *context = loop.getContext();
+  OpBuilder b(loop);
+  Value iv = loop.getInductionVar();
+  SmallVector<Value> buffers;
+  for (StagedCopy &staged : copies) {
+    SmallVector<int64_t> shape(staged.bufferType.getShape());
+    shape[0] = stages;
+    staged.bufferType = SharedBufferType::get(
+        context, shape, staged.bufferType.getElementType(),
+        staged.bufferType.getSwizzle());
+    buffers.push_back(
+        AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
+  }
+  for (int64_t i = 0; i < lead; ++i) {
+    Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
+    IRMapping map = cloneSlicesAt(b, copies, iv, ivValue);
+    for (auto [staged, buffer] : llvm::zip(copies, buffers))
+      emitCopy(b, loc, staged, map, buffer, i32Constant(b, loc, i));
+    AsyncCommitOp::create(b, loc);
+  }
+
+  b.setInsertionPointToStart(loop.getBody());
+  Value iteration = getIterationNumber(b, loop);
+  Value stageCount = i32Constant(b, loc, stages);
+  Value read = arith::RemUIOp::create(b, loc, iteration, stageCount);
+  Value write = arith::RemUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, iteration, i32Constant(b, loc, lead)),
+      stageCount);
+  Value ahead = advance(b, loc, iv, loop.getStep(), lead);
+  // The copies' indices first, so that an index-table read is in flight
+  // during the wait; the wait then comes right before the copies.
+  IRMapping map = cloneSlicesAt(b, copies, iv, ahead);
+  AsyncWaitOp::create(b, loc, lead - 1);
+  for (auto [staged, buffer] : llvm::zip(copies, buffers))
+    emitCopy(b, loc, staged, map, buffer, write);
+  AsyncCommitOp::create(b, loc);
+  b.setInsertionPointAfter(loop);
+  AsyncWaitOp::create(b, loc, 0);
+
+  // The dots read the stage of the iteration in place.
+  for (auto [staged, buffer] : llvm::zip(copies, buffers)) {
+    OpBuilder at(staged.op);
+    Value tile =
+        LoadStageOp::create(at, staged.op->getLoc(),
+                            staged.op->getResult(0).getType(), buffer, read);
+    staged.op->getResult(0).replaceAllUsesWith(tile);
+    staged.op->erase();
+  }
+  SmallVector<SmallVector<Operation *>> slices;
+  for (StagedCopy &staged : copies)
+    slices.push_back(staged.slice);
+  eraseUnused(slices);
+  return true;
+}
+
 void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
                   unsigned registerAhead, bool tma, bool specialize) {
+  // A kernel's tile.num_stages of 1 leaves its loops alone.
+  if (numStages < 2)
+    return;
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator())
     if (mayWrite(&op))
@@ -876,8 +1104,17 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
     else
       queued.push_back(load);
   }
+  SmallVector<GatherOp> gathers;
+  for (GatherOp gather : body->getOps<GatherOp>())
+    if (getGatherStagedType(gather, numStages))
+      gathers.push_back(gather);
   loop = queueInRegisters(loop, queued,
                           std::min<unsigned>(numStages, registerAhead + 1));
+  // Gathers of dot operands take the loop's ring (cp.async: a TMA box
+  // cannot follow an index table row by row).
+  if (!gathers.empty() &&
+      stageGathersInSharedMemory(loop, gathers, staged, numStages, ringBytes))
+    return;
   stageInSharedMemory(loop, staged, numStages, ringBytes, tma, specialize);
 }
 

@@ -38,15 +38,17 @@ using namespace mlir::tile;
 namespace {
 
 /// `ldmatrix` of `num` 8×8 b16 matrices (one 16-byte row per lane) from
-/// the per-lane address `addr`; the registers as i32s.
+/// the per-lane address `addr`, transposed with `trans`; the registers as
+/// i32s.
 SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value addr,
-                                unsigned num) {
+                                unsigned num, bool trans = false) {
   Type i32 = b.getI32Type();
   Type resultType = num == 1 ? i32
                              : LLVM::LLVMStructType::getLiteral(
                                    b.getContext(), SmallVector<Type>(num, i32));
   Value loaded = NVVM::LdMatrixOp::create(
-      b, loc, resultType, addr, num, NVVM::MMALayout::row,
+      b, loc, resultType, addr, num,
+      trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
       NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
       NVVM::LdStMatrixEltType::B16);
   if (num == 1)
@@ -135,7 +137,8 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
     FailureOr<OperandRows> aRows =
         getOperandRows(rewriter, loc, op, op.getA(), 0, *s, 0, 0);
     FailureOr<OperandRows> bRows =
-        getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0);
+        getOperandRows(rewriter, loc, op, op.getB(), 1, *s, s->offsetB, 0,
+                       /*allowKRows=*/!isFp8(element));
     if (failed(aRows) || failed(bRows))
       return failure();
     if (!aRows->inPlace || !bRows->inPlace) {
@@ -204,6 +207,30 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
       }
       for (int64_t nj = 0; nj < nFrags; nj += 2) {
         unsigned num = nj + 1 < nFrags ? 4 : 2;
+        if (bRows->kRows) {
+          // B as K rows of N (a stage of V): the same four matrices, read
+          // transposed from rows k (16ks + 8·low + lane % 8) at the first
+          // column of n block nj + high.
+          Value kRow = LLVM::AddOp::create(
+              b, loc, LLVM::AddOp::create(b, loc, r8, c(16 * ks)),
+              LLVM::MulOp::create(b, loc, low, c(8)));
+          Value nCol = LLVM::MulOp::create(
+              b, loc,
+              LLVM::AddOp::create(
+                  b, loc, pos.warpIndex[1],
+                  LLVM::MulOp::create(
+                      b, loc, LLVM::AddOp::create(b, loc, high, c(nj)), c(wn))),
+              c(8));
+          SmallVector<Value> regs = loadMatrices(
+              b, loc,
+              sharedByte(b, loc, bRows->base,
+                         stagedOffset(b, loc, bRows->kRowsLayout, kRow, nCol)),
+              num, /*trans=*/true);
+          bFrags.push_back({regs[0], regs[1]});
+          if (num == 4)
+            bFrags.push_back({regs[2], regs[3]});
+          continue;
+        }
         Value row = LLVM::AddOp::create(b, loc, rowB, c(8 * wn * nj));
         Value col = LLVM::MulOp::create(
             b, loc, LLVM::AddOp::create(b, loc, low, c(2 * ks)),

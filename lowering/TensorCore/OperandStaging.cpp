@@ -201,13 +201,40 @@ FailureOr<OperandRows>
 mlir::tile::getOperandRows(ConversionPatternRewriter &rewriter, Location loc,
                            Operation *dot, Value operand, unsigned index,
                            const DotStaging &s, int64_t scratchOffset,
-                           unsigned wgmmaWarps) {
+                           unsigned wgmmaWarps, bool allowKRows) {
   Value source = operand;
   if (index == 1)
     if (auto transpose = source.getDefiningOp<TransposeOp>())
       source = transpose.getSrc();
   auto load = source.getDefiningOp<LoadStageOp>();
-  if (!load || (index == 1 && source == operand)) {
+  if (load && index == 1 && source == operand) {
+    // B held as K rows of N elements.
+    SharedBufferType type = load.getBuffer().getType();
+    DotStaging stage = getStageLayout(type);
+    if (!allowKRows)
+      return dot->emitOpError("operand 1 is read from a stage of K rows (")
+             << type << "), which only mma.sync reads (ldmatrix.trans)";
+    if (stage.elementBytes != 2 || stage.m != s.k ||
+        stage.k * stage.elementBytes != s.n * s.elementBytes ||
+        cast<SwizzleAttr>(type.getSwizzle()).getWgmmaWarps() != 0)
+      return dot->emitOpError("operand 1 is read from a buffer laid out as ")
+             << type << ", not as " << s.k << " rows of " << s.n
+             << " 16-bit elements";
+    Value buffer = rewriter.getRemappedValue(load.getBuffer());
+    Value stageIndex = rewriter.getRemappedValue(load.getStage());
+    if (!buffer || !stageIndex)
+      return dot->emitOpError("operand 1: stage not lowered");
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    Value offset = LLVM::MulOp::create(
+        rewriter, loc, stageIndex, i32Const(rewriter, loc, stage.totalBytes));
+    Value at = LLVM::GEPOp::create(rewriter, loc, ptrType, rewriter.getI8Type(),
+                                   buffer, ValueRange{offset});
+    OperandRows rows{at, true};
+    rows.kRows = true;
+    rows.kRowsLayout = stage;
+    return rows;
+  }
+  if (!load) {
     auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
     Value start =
         LLVM::AddressOfOp::create(rewriter, loc, ptrType, kSharedMemorySymbol);

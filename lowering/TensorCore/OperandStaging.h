@@ -64,6 +64,12 @@ struct OperandRows {
   /// into asynchronously (tile.load_stage), false when they must be
   /// staged from registers first.
   bool inPlace;
+  /// True when a B operand is read in place from a stage holding it as K
+  /// rows of N (the layout of the K×N tile in memory, V in attention):
+  /// mma.sync reads it with `ldmatrix.trans`. `kRowsLayout` is then the
+  /// stage's layout (rows of N elements).
+  bool kRows = false;
+  DotStaging kRowsLayout = {};
 };
 
 /// The rows of dot operand `operand` (A when `index` is 0, B as N rows of K
@@ -71,11 +77,14 @@ struct OperandRows {
 /// through a tile.transpose), else scratch at byte `scratchOffset`. A stage
 /// must be laid out as `s` says (and with A's rows in wgmma order for
 /// `wgmmaWarps`, when non-zero); failure, with a diagnostic on `dot`, when
-/// it is not.
+/// it is not. A B operand that is itself a tile.load_stage (no transpose:
+/// the stage holds K rows of N) is read in place only when `allowKRows`
+/// (mma.sync, through ldmatrix.trans); otherwise it is a diagnostic.
 FailureOr<OperandRows>
 getOperandRows(ConversionPatternRewriter &rewriter, Location loc,
                Operation *dot, Value operand, unsigned index,
-               const DotStaging &s, int64_t scratchOffset, unsigned wgmmaWarps);
+               const DotStaging &s, int64_t scratchOffset, unsigned wgmmaWarps,
+               bool allowKRows = false);
 
 } // namespace mlir::tile
 

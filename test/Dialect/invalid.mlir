@@ -475,6 +475,24 @@ func.func @async_copy_rank(%v: !tile.view<?xbf16>, %at: i32) {
 
 // -----
 
+func.func @async_gather_shape(%v: !tile.view<?x?xbf16>, %r: tensor<32x64xi32>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{index tiles must have the shape of one stage (64x64), got 'tensor<32x64xi32>'}}
+  tile.async_gather %v[%r, %r], %ring[%at] : !tile.view<?x?xbf16>, tensor<32x64xi32>, tensor<32x64xi32>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @async_gather_rank(%v: !tile.view<?xbf16>, %r: tensor<64x64xi32>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{gathers from a rank-2 view with two index tiles, got rank 1 and 1 index tiles}}
+  tile.async_gather %v[%r], %ring[%at] : !tile.view<?xbf16>, tensor<64x64xi32>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
 func.func @async_copy_unstaged(%v: !tile.view<?x?xbf16>, %at: i32) {
   %buf = tile.alloc_shared : !tile.smem<64xbf16>
   // expected-error @below {{needs a staged buffer}}

@@ -214,6 +214,19 @@ func.func @async_copies(%v: !tile.view<?x?xbf16>, %at: i32, %b: tensor<64x128xbf
 
 // -----
 
+// A gather of rows into a buffer stage (tile-pipeline-loads' form of a
+// tile.gather that feeds a dot).
+// CHECK-LABEL: func.func @async_gather
+// CHECK: tile.async_gather %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] : !tile.view<?x?xbf16>, tensor<64x64xi32>, tensor<64x64xi32>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+func.func @async_gather(%v: !tile.view<?x?xbf16>, %rows: tensor<64x64xi32>, %cols: tensor<64x64xi32>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  tile.async_gather %v[%rows, %cols], %ring[%at] : !tile.view<?x?xbf16>, tensor<64x64xi32>, tensor<64x64xi32>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  tile.async_commit
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @async_dot
 // CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} async : tensor<64x16xbf16>, tensor<16x64xbf16> -> tensor<64x64xf32>
 // CHECK: tile.dot_wait %[[D]] pending 0 : tensor<64x64xf32>

@@ -5,21 +5,29 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm80.ptx
 
 // Paged decode on both targets: K and V rows gathered through the page
-// table with 16-byte loads, Q·Kᵀ and P·V on mma.sync m16n8k16 with bf16
-// operands (M = 16 packed query heads is below wgmma's m64), exponentials
-// on ex2.
+// table by cp.async into a ring in shared memory (16-byte copies, the
+// ring's waits), Q·Kᵀ and P·V on mma.sync m16n8k16 with bf16 operands
+// (M = 16 packed query heads is below wgmma's m64), V read from the ring
+// with ldmatrix.trans, exponentials on ex2.
 // PTX-LABEL: .entry paged_decode_d64(
-// PTX: ld.global.v4.b32
-// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// PTX: ex2.approx
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: cp.async.commit_group
+// PTX-DAG: cp.async.wait_group 2
+// PTX-DAG: cp.async.wait_group 0
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: ex2.approx
 // PTX-LABEL: .entry paged_decode_combine_d64(
 // PTX-LABEL: .entry paged_decode_d128(
-// PTX: ld.global.v4.b32
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// PTX: ex2.approx
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: cp.async.cg.shared.global
+// PTX-DAG: cp.async.commit_group
+// PTX-DAG: cp.async.wait_group 1
+// PTX-DAG: cp.async.wait_group 0
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX-DAG: ex2.approx
 // PTX-LABEL: .entry paged_decode_combine_d128(
 
 // RES-LABEL: Function properties for paged_decode_d128

@@ -1,0 +1,63 @@
+"""Builds variants of kernels_dsl/paged_decode.mlir that differ in the depth
+of the K/V ring (the split kernels' tile.num_stages), for
+bench/bench_decode.py to time side by side with the embedded kernels.
+
+    python3 bench/decode_variants.py OUTDIR [NAME=D64,D128 ...]
+
+Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
+and of paged_decode_d128 to D128 (1: no ring, K and V gathered into
+registers as before the ring existed) and writes OUTDIR/NAME.ptx and
+OUTDIR/NAME.json with emit-ptx (EMIT_PTX, default build/bin/emit-ptx; target
+TARGET, default sm_90a). The last line printed is the
+TILEC_DECODE_VARIANTS value naming them (paths as given in OUTDIR), e.g.
+
+    TILEC_DECODE_VARIANTS="$(python3 bench/decode_variants.py v | tail -1)" \\
+        python3 bench/bench_decode.py
+"""
+import os
+import re
+import subprocess
+import sys
+
+DEFAULT = ["regs=1,1", "s2=2,2", "s3=3,3", "s4=4,4", "s5=5,5"]
+
+
+def with_stages(source, stages):
+    """`source` with tile.num_stages of each split kernel set."""
+    for d, n in stages.items():
+        pattern = re.compile(r"(func\.func @paged_decode_d%d\(.*?attributes \{[^}]*?"
+                             r"tile\.num_stages = )\d+" % d, re.S)
+        source, count = pattern.subn(r"\g<1>%d" % n, source)
+        if count != 1:
+            sys.exit(f"paged_decode_d{d}: no tile.num_stages attribute")
+    return source
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    specs = sys.argv[2:] or DEFAULT
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    emit = os.environ.get("EMIT_PTX", os.path.join(root, "build/bin/emit-ptx"))
+    target = os.environ.get("TARGET", "sm_90a")
+    with open(os.path.join(root, "kernels_dsl/paged_decode.mlir")) as f:
+        source = f.read()
+    os.makedirs(out, exist_ok=True)
+    names = []
+    for spec in specs:
+        name, depths = spec.split("=")
+        d64, d128 = (int(x) for x in depths.split(","))
+        mlir = os.path.join(out, name + ".mlir")
+        with open(mlir, "w") as f:
+            f.write(with_stages(source, {64: d64, 128: d128}))
+        ptx, meta = (os.path.join(out, name + ext) for ext in (".ptx", ".json"))
+        subprocess.run([emit, mlir, f"--target={target}", "-o", ptx,
+                        f"--metadata-out={meta}"], check=True)
+        names.append(f"{name}={ptx},{meta}")
+        print(f"{name}: d64 {d64} stages, d128 {d128} stages -> {ptx}")
+    print(";".join(names))
+
+
+if __name__ == "__main__":
+    main()
