@@ -37,7 +37,9 @@ DIM = 128
 RUNS = 30
 COPIES = 3
 ATOL = 0.05
-SCHEDULES = ("two_phase", "two_phase_bf16", "single")
+# The two-phase schedules are refused by the runtime for now (wrong past
+# the first chunk on the H200).
+SCHEDULES = ("single",)
 
 
 def make_inputs(b, t, h, d=DIM):

@@ -13,6 +13,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 
 namespace tilec::cu {
 
@@ -211,6 +212,14 @@ using PFN_cuStreamIsCapturing = CUresult (*)(CUstream stream,
                                              CUstreamCaptureStatus *status);
 using PFN_cuStreamGetCtx = CUresult (*)(CUstream stream, CUcontext *ctx);
 using PFN_cuStreamGetId = CUresult (*)(CUstream stream, unsigned long long *id);
+using PFN_cuDeviceGetName = CUresult (*)(char *name, int length,
+                                         CUdevice device);
+using PFN_cuEventCreate = CUresult (*)(CUevent *event, unsigned int flags);
+using PFN_cuEventDestroy_v2 = CUresult (*)(CUevent event);
+using PFN_cuEventRecord = CUresult (*)(CUevent event, CUstream stream);
+using PFN_cuEventSynchronize = CUresult (*)(CUevent event);
+using PFN_cuEventElapsedTime = CUresult (*)(float *milliseconds, CUevent start,
+                                            CUevent end);
 using PFN_cuTensorMapEncodeTiled = CUresult (*)(
     void *tensor_map, int data_type, unsigned int rank, void *global_address,
     const unsigned long long *global_dim,

@@ -102,6 +102,12 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   TILEC_RESOLVE(cuMemFreeAsync, false);
   TILEC_RESOLVE(cuStreamGetId, false);
   TILEC_RESOLVE(cuTensorMapEncodeTiled, false);
+  TILEC_RESOLVE(cuDeviceGetName, false);
+  TILEC_RESOLVE(cuEventCreate, false);
+  TILEC_RESOLVE(cuEventDestroy_v2, false);
+  TILEC_RESOLVE(cuEventRecord, false);
+  TILEC_RESOLVE(cuEventSynchronize, false);
+  TILEC_RESOLVE(cuEventElapsedTime, false);
 #undef TILEC_RESOLVE
   if (!missing.empty()) {
     dlclose(handle);

@@ -56,6 +56,13 @@ struct DriverApi {
   cu::PFN_cuStreamGetId cuStreamGetId = nullptr;
   // Optional: CUDA 12.0+, needed only for kernels that read through TMA.
   cu::PFN_cuTensorMapEncodeTiled cuTensorMapEncodeTiled = nullptr;
+  // Optional: needed only to time GEMM configurations (runtime/gemm_tuning.h).
+  cu::PFN_cuDeviceGetName cuDeviceGetName = nullptr;
+  cu::PFN_cuEventCreate cuEventCreate = nullptr;
+  cu::PFN_cuEventDestroy_v2 cuEventDestroy_v2 = nullptr;
+  cu::PFN_cuEventRecord cuEventRecord = nullptr;
+  cu::PFN_cuEventSynchronize cuEventSynchronize = nullptr;
+  cu::PFN_cuEventElapsedTime cuEventElapsedTime = nullptr;
 };
 
 class Driver {

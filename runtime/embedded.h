@@ -22,6 +22,7 @@ struct EmbeddedModule {
   const char *target;   // "sm_80", "sm_90a", "sm_100a"
   const char *ptx;      // NUL-terminated PTX text
   const char *metadata; // NUL-terminated metadata JSON
+  const char *digest;   // SHA-256 of the PTX, hex (what the kernels are)
 };
 
 // The embedded table. Defined weakly in embedded.cc (empty) and strongly by

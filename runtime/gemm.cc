@@ -1,12 +1,19 @@
 #include "runtime/gemm.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
 #include "runtime/driver.h"
 #include "runtime/embedded.h"
 #include "runtime/gemm_configs.h"
+#include "runtime/gemm_tuning.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
 #include "runtime/scratch.h"
@@ -63,6 +70,113 @@ absl::StatusOr<GemmDevice> DescribeGpu(const Driver &driver, int ordinal) {
   return GemmDevice{TargetForComputeCapability(major, minor), sms};
 }
 
+// The GPU's name, for the tuning cache's keys.
+absl::StatusOr<std::string> GpuName(const Driver &driver, int ordinal) {
+  if (driver.api().cuDeviceGetName == nullptr)
+    return absl::UnimplementedError("the driver lacks cuDeviceGetName");
+  cu::CUdevice handle = 0;
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(driver.api().cuDeviceGet(&handle, ordinal), "cuDeviceGet"));
+  char name[256] = {};
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(driver.api().cuDeviceGetName(name, sizeof(name) - 1, handle),
+                   "cuDeviceGetName"));
+  return std::string(name);
+}
+
+// The digest of the embedded GEMM kernels for `target`.
+std::string GemmKernelsDigest(absl::string_view target) {
+  for (const EmbeddedModule &module : ListEmbedded())
+    if (module.name == absl::string_view("gemm") && module.target == target)
+      return module.digest ? module.digest : "";
+  return "";
+}
+
+// Median milliseconds of `launch` on `stream` over kRuns runs after a
+// warm-up.
+absl::StatusOr<float> TimeLaunch(const Driver &driver, CUstream stream,
+                                 const std::function<absl::Status()> &launch) {
+  constexpr int kWarmup = 2, kRuns = 7;
+  const DriverApi &api = driver.api();
+  CUevent start = nullptr, end = nullptr;
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(api.cuEventCreate(&start, 0), "cuEventCreate"));
+  absl::Cleanup destroy_start = [&] { api.cuEventDestroy_v2(start); };
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(api.cuEventCreate(&end, 0), "cuEventCreate"));
+  absl::Cleanup destroy_end = [&] { api.cuEventDestroy_v2(end); };
+  for (int i = 0; i < kWarmup; ++i)
+    TILEC_RETURN_IF_ERROR(launch());
+  std::vector<float> times;
+  for (int i = 0; i < kRuns; ++i) {
+    TILEC_RETURN_IF_ERROR(
+        driver.Check(api.cuEventRecord(start, stream), "cuEventRecord"));
+    TILEC_RETURN_IF_ERROR(launch());
+    TILEC_RETURN_IF_ERROR(
+        driver.Check(api.cuEventRecord(end, stream), "cuEventRecord"));
+    TILEC_RETURN_IF_ERROR(
+        driver.Check(api.cuEventSynchronize(end), "cuEventSynchronize"));
+    float ms = 0;
+    TILEC_RETURN_IF_ERROR(driver.Check(api.cuEventElapsedTime(&ms, start, end),
+                                       "cuEventElapsedTime"));
+    times.push_back(ms);
+  }
+  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
+  return times[kRuns / 2];
+}
+
+// With TILEC_GEMM_AUTOTUNE set: the cached winner for this GPU, kernels and
+// shape, or else the fastest configuration timed now (and recorded). Null
+// when tuning is off or cannot run here (no cache path, no events, a
+// stream being captured into a graph): the table decides.
+absl::StatusOr<const GemmConfig *>
+TunedGemmConfig(const Driver &driver, int device, const GemmDevice &gpu,
+                DType dtype, int m, int n, int k, CUstream stream,
+                const std::function<absl::Status(const GemmConfig &)> &launch) {
+  if (!GemmAutotuneEnabled())
+    return nullptr;
+  GemmTuningCache *cache = ProcessGemmTuningCache();
+  const DriverApi &api = driver.api();
+  absl::StatusOr<std::string> name = GpuName(driver, device);
+  if (cache == nullptr || !name.ok() || api.cuEventCreate == nullptr ||
+      api.cuEventDestroy_v2 == nullptr || api.cuEventRecord == nullptr ||
+      api.cuEventSynchronize == nullptr || api.cuEventElapsedTime == nullptr)
+    return nullptr;
+  const GemmTuningKey key = {*name, GemmKernelsDigest(gpu.target), dtype, m, n,
+                             k};
+  auto candidate = [&](const GemmConfig &config) {
+    return config.dtype == dtype;
+  };
+  if (std::optional<std::string> hit = cache->Find(key))
+    for (const GemmConfig &config : GemmConfigs())
+      if (candidate(config) && config.kernel == *hit)
+        return &config;
+  cu::CUstreamCaptureStatus capturing = 0;
+  TILEC_RETURN_IF_ERROR(driver.Check(
+      api.cuStreamIsCapturing(stream, &capturing), "cuStreamIsCapturing"));
+  if (capturing != 0)
+    return nullptr;
+  const GemmConfig *best = nullptr;
+  float best_ms = 0;
+  for (const GemmConfig &config : GemmConfigs()) {
+    if (!candidate(config))
+      continue;
+    absl::StatusOr<float> ms =
+        TimeLaunch(driver, stream, [&] { return launch(config); });
+    if (!ms.ok())
+      return ms.status();
+    if (best == nullptr || *ms < best_ms) {
+      best = &config;
+      best_ms = *ms;
+    }
+  }
+  // A cache that cannot be written costs the next process a tuning run,
+  // not this call its result.
+  if (best != nullptr)
+    (void)cache->Record(key, best->kernel);
+  return best;
+}
+
 } // namespace
 
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
@@ -80,16 +194,21 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
   absl::StatusOr<GemmDevice> gpu = DescribeGpu(**driver, *device);
   if (!gpu.ok())
     return gpu.status();
-  const GemmConfig &config = ChooseGemmConfig(x.dtype, m, n, k, *gpu);
+  const GemmConfig *config = &ChooseGemmConfig(x.dtype, m, n, k, *gpu);
   absl::StatusOr<const Kernel *> kernel =
-      GetEmbeddedKernel("gemm", config.kernel, *device);
+      GetEmbeddedKernel("gemm", config->kernel, *device);
   if (!kernel.ok())
     return kernel.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
-  const uint32_t grid_n = uint32_t((n + config.tile_n - 1) / config.tile_n);
-  const uint32_t grid_m = uint32_t((m + config.tile_m - 1) / config.tile_m);
-  auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
+  auto launch = [&](const GemmConfig &config, cu::CUdeviceptr xs,
+                    cu::CUdeviceptr ws, int ks) -> absl::Status {
+    absl::StatusOr<const Kernel *> kernel =
+        GetEmbeddedKernel("gemm", config.kernel, *device);
+    if (!kernel.ok())
+      return kernel.status();
+    const uint32_t grid_n = uint32_t((n + config.tile_n - 1) / config.tile_n);
+    const uint32_t grid_m = uint32_t((m + config.tile_m - 1) / config.tile_m);
     const KernelArg args[] = {
         KernelArg::DevicePtr(xs),   KernelArg::DevicePtr(ws),
         KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
@@ -98,14 +217,29 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
     return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
                              PointerCheck::kSkip);
   };
+  auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
+    return launch(*config, xs, ws, ks);
+  };
   const int64_t element_bytes = x.dtype == DType::kBF16 ? 2 : 1;
   const int64_t row_bytes = k * element_bytes;
   auto aligned = [](const void *p) {
     return reinterpret_cast<uintptr_t>(p) % 16 == 0;
   };
-  if (row_bytes % 16 == 0 && aligned(x.data) && aligned(w.data))
-    return gemm(reinterpret_cast<uintptr_t>(x.data),
-                reinterpret_cast<uintptr_t>(w.data), k);
+  if (row_bytes % 16 == 0 && aligned(x.data) && aligned(w.data)) {
+    const auto xs = reinterpret_cast<uintptr_t>(x.data);
+    const auto ws = reinterpret_cast<uintptr_t>(w.data);
+    ScopedContext scope(**driver, (*kernel)->context());
+    if (!scope.status().ok())
+      return scope.status();
+    absl::StatusOr<const GemmConfig *> tuned = TunedGemmConfig(
+        **driver, *device, *gpu, x.dtype, m, n, k, stream,
+        [&](const GemmConfig &config) { return launch(config, xs, ws, k); });
+    if (!tuned.ok())
+      return tuned.status();
+    if (*tuned != nullptr)
+      config = *tuned;
+    return gemm(xs, ws, k);
+  }
 
   // Rows that are not 16-byte aligned (K = 4127): TMA cannot read them and
   // element loads in the K loop are slow, so both operands are first

@@ -47,8 +47,8 @@ int64_t Tiles(int64_t m, int64_t n, int tile_m, int tile_n) {
 
 absl::Span<const GemmConfig> GemmConfigs() { return kConfigs; }
 
-const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n,
-                                   int64_t /*k*/, const GemmDevice &device) {
+const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
+                                   const GemmDevice &device) {
   // Only sm_90a's wgmma instances have been measured against each other;
   // elsewhere the 128 x 128 tile (the larger ones spill on sm_80).
   if (device.target != "sm_90a")
@@ -61,22 +61,34 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n,
   // programs than SMs each SM runs one, and an 8-deep ring keeps more of
   // the weight in flight (M = 32, N = 8192 fp8: 37.7 -> 33.6 us); with
   // more, the 5-deep ring lets two share an SM.
+  //
+  // fp8 takes the warp-specialized instances (a producer warp feeds the
+  // ring) where they measured faster (gemm_instances.py, 2026-12-03):
+  // 64 x 128 for skinny products (M = 1, 16, 32 of 4096-8192 columns:
+  // 17.9, 17.7, 37.5 us against the 8-deep 64 x 64's 18.1, 18.2, 90.6)
+  // and below 128 x 256, 128 x 128 (256 x 8192 x 1024: 14.3 against
+  // 16.1 us), and 128 x 256 on long K or many waves (8192^3: 886 against
+  // 930 us; 4096 x 14336 x 4096: 457 against 484) but not on 4096^3
+  // (136.6 against 133.2). bf16's have not been measured against the
+  // others yet.
+  const bool fp8 = dtype == DType::kF8E4M3;
   if (m <= 128) {
     if (Tiles(m, n, 64, 128) >= sms)
-      return Find(dtype, 64, 128);
+      return Find(dtype, 64, 128, 0, fp8);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
-    return Find(dtype, 64, 64, 8);
+    return fp8 ? Find(dtype, 64, 128, 0, true) : Find(dtype, 64, 64, 8);
   }
   // Larger products: 128 x 256 (fewer shared-memory reads per
   // multiply-add) while it fills three quarters of the SMs or more (2048 x
   // 2048: 128 programs, 1.6x faster than 128 x 128); then 128 x 128 while
   // it gives at least half the SMs a program; 64-row tiles below that.
-  if (Tiles(m, n, 128, 256) * 4 >= sms * 3)
-    return Find(dtype, 128, 256);
+  const int64_t wide = Tiles(m, n, 128, 256);
+  if (wide * 4 >= sms * 3)
+    return Find(dtype, 128, 256, 0, fp8 && (k >= 8192 || wide >= 8 * sms));
   if (Tiles(m, n, 128, 128) * 2 >= sms)
-    return Find(dtype, 128, 128);
-  return Find(dtype, 64, 128);
+    return Find(dtype, 128, 128, 0, fp8);
+  return Find(dtype, 64, 128, 0, fp8);
 }
 
 } // namespace tilec

@@ -36,7 +36,9 @@ enum class KdaSchedule : int {
 
 // The optional arguments of KdaForward; a null pointer means absent.
 struct KdaOptions {
-  KdaSchedule schedule = KdaSchedule::kTwoPhase;
+  // Only kSingleKernel runs today; the two-phase schedules are refused
+  // (they are wrong past a sequence's first chunk on the GPU).
+  KdaSchedule schedule = KdaSchedule::kSingleKernel;
   // (N, H, K, V) f32: the state each sequence starts from (zero if absent).
   const TensorRef *initial_state = nullptr;
   // (N, H, K, V) f32: written with the state after each sequence's last

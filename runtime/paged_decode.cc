@@ -22,11 +22,13 @@ constexpr char kModuleName[] = "paged_decode";
 constexpr int64_t kHeadsPerProgram = 16;
 constexpr int64_t kPagesPerStep = 4;
 // Programs to aim for, and the span of pages one takes: measured on the
-// H200 over the deck shapes (bench_decode.py's sweep), spans of 16 to 32
-// pages (4 to 8 steps) won at every batch size, with about 4 programs per
-// SM: fewer leave SMs idle, more pay for the combine.
-constexpr int64_t kTargetPrograms = 512;
-constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 32;
+// H200 over the deck shapes (bench_decode.py's sweep of the kernel that
+// stages K/V through a cp.async ring), the best span of every shape is
+// what about 2 programs per SM give, within 16 to 64 pages (4 to 16
+// steps): (32, 2048) 64 pages 91.5 us against 102.2 at 32; (4, 4096) 32
+// pages 37.0 against 47.2 at 16; (8, 1024) and the D = 64 shape 16.
+constexpr int64_t kTargetPrograms = 256;
+constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(

@@ -31,8 +31,11 @@ while(fields)
     "constexpr char kPtx${index}[] = R\"${delimiter}(${ptx})${delimiter}\";\n"
     "constexpr char kMetadata${index}[] = "
     "R\"${delimiter}(${json})${delimiter}\";\n")
+  # Identifies the kernels, e.g. in the GEMM tuning cache's keys.
+  string(SHA256 digest "${ptx}")
   string(APPEND entries
-    "    {\"${name}\", \"${target}\", kPtx${index}, kMetadata${index}},\n")
+    "    {\"${name}\", \"${target}\", kPtx${index}, kMetadata${index}, "
+    "\"${digest}\"},\n")
   math(EXPR index "${index} + 1")
 endwhile()
 

@@ -53,6 +53,14 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   // Large products: the 128 x 256 tile while it still fills 132 SMs.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, kH200).kernel,
             "gemm_fp8_128x256");
+  // fp8 128 x 256 takes its producer warp on long K or from 8 waves of
+  // programs (1792 here) on.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 8192, 8192, 8192, kH200).kernel,
+            "gemm_fp8_128x256_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 14336, 4096, kH200).kernel,
+            "gemm_fp8_128x256_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 8192, 8192, 8192, kH200).kernel,
+            "gemm_bf16_128x256");
   // 128 x 256 tiles: 16 x 8 = 128 programs, over three quarters of the
   // SMs; 2 x 32 = 64, fewer: 128 x 128 (256 programs).
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 2048, 8192, kH200).kernel,
@@ -62,17 +70,18 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   // 128 x 128: 8 x 9 = 72 programs, over half the SMs; 8 x 8 = 64, fewer:
   // 64-row tiles.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 1100, 1008, kH200).kernel,
-            "gemm_fp8");
+            "gemm_fp8_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1000, 1000, 1008, kH200).kernel,
-            "gemm_fp8_64x128");
+            "gemm_fp8_64x128_ws");
   // Skinny M: 64-row tiles, as wide as fills the SMs.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 64, 16896, 8192, kH200).kernel,
-            "gemm_fp8_64x128");
+            "gemm_fp8_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8448, 8192, kH200).kernel,
             "gemm_fp8_64x64");
-  // Fewer 64 x 64 programs than SMs (128): one per SM, 8-deep rings.
+  // Fewer 64 x 64 programs than SMs (128): fp8 64 x 128 with a producer
+  // warp, bf16 64 x 64 with 8-deep rings.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, kH200).kernel,
-            "gemm_fp8_64x64_s8");
+            "gemm_fp8_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64_s8");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1, 4096, 4096, kH200).kernel,
@@ -81,7 +90,7 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 129, 8192, 8192, kH200).kernel,
-            "gemm_fp8");
+            "gemm_fp8_ws");
 }
 
 } // namespace

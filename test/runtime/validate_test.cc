@@ -755,15 +755,16 @@ TEST(KdaValidation, WorkspaceHoldsEveryChunkSlot) {
 }
 
 TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
-  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages (the
-  // least; 8 programs per pair would take 8 pages each).
+  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages.
   EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);
-  // 256 pairs of 128 pages: spans of 32 pages, the most.
-  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 32);
-  // 32 pairs of 256 pages: 16 spans.
-  EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 16);
-  // 128 pairs of 96 pages: 4 spans of 24.
-  EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 24);
+  // 256 pairs of 128 pages: one program per pair would take 128 pages;
+  // spans of 64, the most.
+  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 64);
+  // 32 pairs of 256 pages: 8 spans of 32.
+  EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 32);
+  // 128 pairs of 96 pages: 2 spans of 48.
+  EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 48);
+  // The least span, 16 pages, even for one page.
   EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 16);
 }
 
