@@ -506,6 +506,22 @@ Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
       loop.getStep());
 }
 
+/// At `b`'s insertion point, the top of `loop`'s body: waits until the
+/// copies of this iteration i have landed (phase (i / S) % 2 of barrier
+/// i % S of `full`, S = `stages`); returns i and the stage i % S it reads.
+std::pair<Value, Value> waitForStage(OpBuilder &b, scf::ForOp loop, Value full,
+                                     int64_t stages) {
+  Location loc = loop.getLoc();
+  Value count = i32Constant(b, loc, stages);
+  Value iteration = getIterationNumber(b, loop);
+  Value read = arith::RemUIOp::create(b, loc, iteration, count);
+  Value phase = arith::AndIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, iteration, count),
+      i32Constant(b, loc, 1));
+  MBarrierWaitOp::create(b, loc, full, read, phase);
+  return {iteration, read};
+}
+
 /// Copies the ring's tiles with cp.async, L = ring.lead iterations ahead
 /// of the dots that read them in place:
 ///
@@ -606,11 +622,7 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);
   b.setInsertionPointToStart(loop.getBody());
-  Value iteration = getIterationNumber(b, loop);
-  Value read = arith::RemUIOp::create(b, loc, iteration, stages);
-  Value phase = arith::AndIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, iteration, stages), one);
-  MBarrierWaitOp::create(b, loc, barriers, read, phase);
+  auto [iteration, read] = waitForStage(b, loop, barriers, ring.stages);
   BarrierOp::create(b, loc);
   // tcgen05: the refill comes after this iteration's dots are issued (see
   // emitCpAsyncRing).
@@ -749,11 +761,7 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
                       buffer, stage, full, stage);
 
   b.setInsertionPointToStart(loop.getBody());
-  Value consumed = getIterationNumber(b, loop);
-  Value read = arith::RemUIOp::create(b, loc, consumed, stages);
-  Value phase = arith::AndIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, consumed, stages), one);
-  MBarrierWaitOp::create(b, loc, full, read, phase);
+  auto [consumed, read] = waitForStage(b, loop, full, ring.stages);
   bool asyncDots = !ring.dots.empty();
   finishRing(loop, ring, buffers, read);
   b.setInsertionPoint(loop.getBody()->getTerminator());
