@@ -37,9 +37,7 @@ DIM = 128
 RUNS = 30
 COPIES = 3
 ATOL = 0.05
-# The two-phase schedules are refused by the runtime for now (wrong past
-# the first chunk on the H200).
-SCHEDULES = ("single",)
+SCHEDULES = ("two_phase", "two_phase_bf16", "single")
 
 
 def make_inputs(b, t, h, d=DIM):

@@ -51,6 +51,11 @@
 !ktp = tensor<128x64xbf16, #tile.sym<[D, 64]>>
 !stp = tensor<128x128xbf16, #tile.sym<[D, D]>>
 !sqp = tensor<64x64xbf16>
+// The chain's blocks of BV state columns: S_b (D×BV), v_new and o (64×BV).
+!sb = tensor<128x32xf32, #tile.sym<[D, BV]>>
+!sbp = tensor<128x32xbf16, #tile.sym<[D, BV]>>
+!vbf = tensor<64x32xf32, #tile.sym<[64, BV]>>
+!vbb = tensor<64x32xbf16, #tile.sym<[64, BV]>>
 
 func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %v: !tile.ptr<bf16>, %g: !tile.ptr<f32>, %beta: !tile.ptr<bf16>,
@@ -288,9 +293,14 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 // since Σ_{m<n} ceil(len_m / 64) ≤ floor(bos_n / 64) + n, and there are at
 // most floor(T / 64) + N + 1 of them.
 //
-// @kda_chain_d{128,64}: program (h, n) walks the records of its chunks:
-// v_new = U − W·S, o = scale·(q ⊙ Γ)·S + A_qk·v_new,
-// S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new, on tf32 dots.
+// @kda_chain_d{128,64}: program (h, n, b) walks the records of its chunks
+// for columns [b·BV, (b + 1)·BV) of the state and of o (the columns of S
+// evolve independently: v_new, o and the update of S column j read only
+// column j of S and of U). With S_b = S[:, block]:
+// v_new = U_b − W·S_b, o_b = scale·(q ⊙ Γ)·S_b + A_qk·v_new,
+// S_b <- diag(exp(G_last))·S_b + (k ⊙ exp(G_last − G))ᵀ·v_new, on tf32
+// dots. Splitting V gives D / BV programs per (sequence, head): the chain
+// is serial in the chunks, so more programs is the only way to more SMs.
 // @kda_chain_bf16_d{128,64}: the same with bf16 operands (S, W, v_new, ...
 // rounded to bf16 for the products, accumulation and S in fp32): an
 // emulation of the kernel put its errors at about 0.4% of the largest
@@ -486,9 +496,9 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %kEnd = arith.mulf %kf, %eEnd : !kvf
     %decay = math.exp %Glast : !chan
     %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
-    %c128 = arith.muli %c64, %c4 : i32
-    %c192 = arith.addi %c128, %c64 : i32
-    %c256 = arith.addi %c192, %c64 : i32
+    %c128 = arith.constant 128 : i32
+    %c192 = arith.constant 192 : i32
+    %c256 = arith.constant 256 : i32
     tile.store %Wn, %recv[%c0, %c0] : !kvf
     tile.store %U, %recv[%c64, %c0] : !kvf
     tile.store %qgs, %recv[%c128, %c0] : !kvf
@@ -499,16 +509,17 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   return
 }
 
+
 func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
     %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
     %T: i32, %H: i32, %N: i32, %has_h0: i32, %has_ht: i32, %has_cu: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
-                tile.params = {D = 128 : i32, P = bf16},
+                tile.params = {D = 128 : i32, BV = 32 : i32, P = bf16},
                 tile.instances = {
                   kda_chain_d128 = {P = f32},
-                  kda_chain_d64 = {D = 64 : i32, P = f32},
+                  kda_chain_d64 = {D = 64 : i32, BV = 16 : i32, P = f32},
                   kda_chain_bf16_d128 = {},
-                  kda_chain_bf16_d64 = {D = 64 : i32}}} {
+                  kda_chain_bf16_d64 = {D = 64 : i32, BV = 16 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c6 = arith.constant 6 : i32
@@ -517,13 +528,17 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
   %c128 = arith.constant 128 : i32
   %c192 = arith.constant 192 : i32
   %c257 = arith.constant 257 : i32
+  %c4096 = arith.constant 4096 : i32
   %c257_64 = arith.constant 257 : i64
-  %c4096 = arith.constant 4096 : i64
+  %c4096_64 = arith.constant 4096 : i64
   %c256_64 = arith.constant 256 : i64
   %zf = arith.constant 0.0 : f32
   %cD = tile.param "D" : i32
+  %cBV = tile.param "BV" : i32
   %h = tile.program_id x
   %n = tile.program_id y
+  %b = tile.program_id z
+  %col = arith.muli %b, %cBV : i32
 
   %n1 = arith.addi %n, %c1 : i32
   %cuLen0 = arith.addi %N, %c1 : i32
@@ -563,10 +578,34 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
   %oh = tile.addptr %o, %elem0 : !tile.ptr<bf16>, i64
   %ov = tile.make_view %oh[%len, %cD] strides[%HD, %c1]
       : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %D257 = arith.muli %D64, %c257_64 : i64
-  %recLen = arith.addi %D257, %c4096 : i64
-  %D256 = arith.muli %D64, %c256_64 : i64
 
+  // The records of this (sequence, head), chunk c's H records after chunk
+  // c − 1's: D-wide rows (REC / D of them per record) for −W, U, q ⊙ Γ
+  // and the decayed k, 64-wide rows (REC / 64 per record) for A_qk.
+  %D257 = arith.muli %D64, %c257_64 : i64
+  %recLen = arith.addi %D257, %c4096_64 : i64
+  %D256 = arith.muli %D64, %c256_64 : i64
+  %slot0_64 = arith.extui %slot0 : i32 to i64
+  %slotH = arith.muli %slot0_64, %H64 : i64
+  %rec0 = arith.addi %slotH, %h64 : i64
+  %recAt = arith.muli %rec0, %recLen : i64
+  %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
+  %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
+  %recRowsD0 = arith.divsi %c4096, %cD : i32
+  %recRowsD = arith.addi %recRowsD0, %c257 : i32
+  %recRows64 = arith.muli %cD, %c257 : i32
+  %recRows64a = arith.divsi %recRows64, %c64 : i32
+  %recRowsA = arith.addi %recRows64a, %c64 : i32
+  %strideD = arith.muli %recRowsD, %H : i32
+  %strideA = arith.muli %recRowsA, %H : i32
+  %rowsD = arith.muli %strideD, %nChunks : i32
+  %rowsA = arith.muli %strideA, %nChunks : i32
+  %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %aqv = tile.make_view %wsa[%rowsA, %c64] strides[%c64, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+
+  // States of (n, h): D×D at ((n·H + h)·D·D), this program's columns.
   %n64 = arith.extui %n : i32 to i64
   %nH = arith.muli %n64, %H64 : i64
   %nHh = arith.addi %nH, %h64 : i64
@@ -582,50 +621,48 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %S0 = tile.load %h0v[%c0, %c0] : !st
+  %S0 = tile.load %h0v[%c0, %col] : !sb
+  %zKV = tile.splat %zf : !vbf
 
   %Sfin = scf.for %c = %c0 to %nChunks step %c1 iter_args(%S = %S0)
-      -> (!st) : i32 {
-    %slot = arith.addi %slot0, %c : i32
-    %slot64 = arith.extui %slot : i32 to i64
-    %slotH = arith.muli %slot64, %H64 : i64
-    %rec0 = arith.addi %slotH, %h64 : i64
-    %recAt = arith.muli %rec0, %recLen : i64
-    %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
-    %recv = tile.make_view %wsr[%c257, %cD] strides[%cD, %c1]
+      -> (!sb) : i32 {
+    %r0 = arith.muli %c, %strideD : i32
+    %r64 = arith.addi %r0, %c64 : i32
+    %r128 = arith.addi %r0, %c128 : i32
+    %r192 = arith.addi %r0, %c192 : i32
+    %a0 = arith.muli %c, %strideA : i32
+    %Wn = tile.load %recv[%r0, %c0] : !kvf
+    %U = tile.load %recv[%r64, %col] : !vbf
+    %qgs = tile.load %recv[%r128, %c0] : !kvf
+    %kEnd = tile.load %recv[%r192, %c0] : !kvf
+    %Aqk = tile.load %aqv[%a0, %c0] : !sq
+    // exp(G_last) repeated along the columns of S_b (column stride 0).
+    %c64_ = arith.extui %c : i32 to i64
+    %cH = arith.muli %c64_, %H64 : i64
+    %cRec = arith.muli %cH, %recLen : i64
+    %dAt = arith.addi %cRec, %D256 : i64
+    %wsd = tile.addptr %wsr, %dAt : !tile.ptr<f32>, i64
+    %dkv = tile.make_view %wsd[%cD, %cBV] strides[%c1, %c0]
         : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %wsd = tile.addptr %wsr, %D256 : !tile.ptr<f32>, i64
-    // exp(G_last) repeated along the rows of S's columns (stride 0).
-    %dkv = tile.make_view %wsd[%cD, %cD] strides[%c1, %c0]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
-    %aqv = tile.make_view %wsa[%c64, %c64] strides[%c64, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %Wn = tile.load %recv[%c0, %c0] : !kvf
-    %U = tile.load %recv[%c64, %c0] : !kvf
-    %qgs = tile.load %recv[%c128, %c0] : !kvf
-    %kEnd = tile.load %recv[%c192, %c0] : !kvf
-    %decayB = tile.load %dkv[%c0, %c0] : !st
-    %Aqk = tile.load %aqv[%c0, %c0] : !sq
-    %zKV = tile.splat %zf : !kvf
+    %decayB = tile.load %dkv[%c0, %c0] : !sb
 
     %WnP = arith.truncf %Wn {tile.elem = "P"} : !kvf to !kvp
-    %SP = arith.truncf %S {tile.elem = "P"} : !st to !stp
-    %vnew = tile.dot %WnP, %SP, %U : !kvp, !stp -> !kvf
+    %SP = arith.truncf %S {tile.elem = "P"} : !sb to !sbp
+    %vnew = tile.dot %WnP, %SP, %U : !kvp, !sbp -> !vbf
     %AqkP = arith.truncf %Aqk {tile.elem = "P"} : !sq to !sqp
-    %vnewP = arith.truncf %vnew {tile.elem = "P"} : !kvf to !kvp
-    %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !kvp -> !kvf
+    %vnewP = arith.truncf %vnew {tile.elem = "P"} : !vbf to !vbb
+    %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !vbb -> !vbf
     %qgsP = arith.truncf %qgs {tile.elem = "P"} : !kvf to !kvp
-    %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !stp -> !kvf
-    %outb = arith.truncf %out : !kvf to !kv
+    %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !sbp -> !vbf
+    %outb = arith.truncf %out : !vbf to !vbb
     %t0 = arith.muli %c, %c64 : i32
-    tile.store %outb, %ov[%t0, %c0] : !kv
+    tile.store %outb, %ov[%t0, %col] : !vbb
     %kEndP = arith.truncf %kEnd {tile.elem = "P"} : !kvf to !kvp
     %kEndT = tile.transpose %kEndP : !kvp -> !ktp
-    %Sd = arith.mulf %S, %decayB : !st
-    %Sn = tile.dot %kEndT, %vnewP, %Sd : !ktp, !kvp -> !st
-    scf.yield %Sn : !st
+    %Sd = arith.mulf %S, %decayB : !sb
+    %Sn = tile.dot %kEndT, %vnewP, %Sd : !ktp, !vbb -> !sb
+    scf.yield %Sn : !sb
   }
-  tile.store %Sfin, %htv[%c0, %c0] : !st
+  tile.store %Sfin, %htv[%c0, %col] : !sb
   return
 }

@@ -122,9 +122,12 @@ getResultElementType(Operation *op, const Bindings &bindings,
                                           : Value();
   if (!source || !followsOperandElement(op))
     return std::nullopt;
-  Type before = getElementTypeOrSelf(written.lookup(source));
+  Type template_ = written.lookup(source);
+  if (!template_)
+    return std::nullopt;
+  Type before = getElementTypeOrSelf(template_);
   Type after = getElementTypeOrSelf(source.getType());
-  if (!before || before == after)
+  if (before == after)
     return std::nullopt;
   return after;
 }
@@ -157,6 +160,7 @@ static LogicalResult substitute(func::FuncOp func, const Bindings &bindings) {
           builder, op->getLoc(),
           IntegerAttr::get(param.getType(),
                            bindings.getInt(param.getNameAttr())));
+      written[value] = value.getType();
       param.replaceAllUsesWith(value);
       identities.push_back(op);
       return WalkResult::advance();

@@ -79,12 +79,6 @@ absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
         "argument 'schedule' is ", int(options.schedule),
         "; expected 0 (two-phase), 1 (single kernel) or 2 (two-phase, bf16 "
         "chain)"));
-  // The two-phase kernels give wrong results past a sequence's first chunk
-  // on the H200 (bench/RESULTS.md): refused until they are fixed.
-  if (options.schedule != KdaSchedule::kSingleKernel)
-    return absl::UnimplementedError(
-        "argument 'schedule': the two-phase KDA schedules are disabled (wrong "
-        "results past the first chunk on the GPU); use 1 (single kernel)");
   int64_t sequences = batch;
   if (options.cu_seqlens) {
     TILEC_RETURN_IF_ERROR(CheckTensor("cu_seqlens", *options.cu_seqlens,
@@ -185,7 +179,12 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
     return KernelArg::Ptr(t ? t->data : q.data);
   };
   const int64_t chunks = (int64_t(tokens) + kKdaChunk - 1) / kKdaChunk;
-  if (options.schedule != KdaSchedule::kSingleKernel && chunks <= kMaxGridYZ) {
+  // The chain's views of the workspace take 32-bit row counts: H records
+  // of (257 + 4096 / D) rows per chunk.
+  const int64_t record_rows = 257 + kKdaChunk * kKdaChunk / dim;
+  const bool fits = chunks <= kMaxGridYZ &&
+                    (chunks + 1) * int64_t(heads) * record_rows <= INT32_MAX;
+  if (options.schedule != KdaSchedule::kSingleKernel && fits) {
     absl::StatusOr<const Kernel *> prep = GetEmbeddedKernel(
         kModuleName, absl::StrCat("kda_prep", suffix), *device);
     if (!prep.ok())
@@ -235,7 +234,8 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
               KernelArg::I32(options.initial_state ? 1 : 0),
               KernelArg::I32(options.final_state ? 1 : 0),
               KernelArg::I32(options.cu_seqlens ? 1 : 0)};
-          const Dim3 chain_grid = {uint32_t(heads), uint32_t(sequences), 1};
+          const Dim3 chain_grid = {uint32_t(heads), uint32_t(sequences),
+                                   uint32_t(dim / KdaChainColumns(dim))};
           return (*chain)->Launch(chain_grid, chain_args, stream,
                                   PointerCheck::kSkip);
         });

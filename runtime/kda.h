@@ -20,11 +20,18 @@ inline constexpr int64_t kKdaChunk = 64;
 int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
                           int64_t dim, int64_t packed_sequences);
 
+// Columns of the state one kda_chain program carries (the instances' BV
+// in kernels_dsl/kda.mlir): D / KdaChainColumns(D) programs per (sequence,
+// head).
+constexpr int64_t KdaChainColumns(int64_t dim) { return dim == 64 ? 16 : 32; }
+
 // How KdaForward runs (kernels_dsl/kda.mlir, docs/kda.md).
 enum class KdaSchedule : int {
   // kda_prep: one program per (chunk, sequence, head) computes everything
   // a chunk needs but the state into a workspace (stream-ordered scratch);
-  // kda_chain: one program per (sequence, head) walks its chunks.
+  // kda_chain: programs per (sequence, head, block of state columns) walk
+  // the chunks. Sequences too long for the workspace's 32-bit views (or
+  // of more than 65535 chunks) run the single kernel.
   kTwoPhase = 0,
   // kda_fwd: one program per (sequence, head) does all of it.
   kSingleKernel = 1,
@@ -36,9 +43,7 @@ enum class KdaSchedule : int {
 
 // The optional arguments of KdaForward; a null pointer means absent.
 struct KdaOptions {
-  // Only kSingleKernel runs today; the two-phase schedules are refused
-  // (they are wrong past a sequence's first chunk on the GPU).
-  KdaSchedule schedule = KdaSchedule::kSingleKernel;
+  KdaSchedule schedule = KdaSchedule::kTwoPhase;
   // (N, H, K, V) f32: the state each sequence starts from (zero if absent).
   const TensorRef *initial_state = nullptr;
   // (N, H, K, V) f32: written with the state after each sequence's last

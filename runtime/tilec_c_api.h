@@ -165,9 +165,9 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
  * final_state (N, H, K, V) f32 and cu_seqlens (N + 1,) int32 (sequences
  * packed along T, B = 1; read on the device) may each be NULL (absent);
  * without cu_seqlens N = B. scale multiplies q (usually K^-0.5). schedule:
- * 1, one kernel (0, two launches, and 2, 0 with the chain's products on
- * bf16 operands, are refused: wrong past the first chunk on the GPU;
- * runtime/kda.h, KdaSchedule). */
+ * 0, two launches (chunks in parallel, then the chain over blocks of state
+ * columns); 1, one kernel per (sequence, head); 2, 0 with the chain's
+ * products on bf16 operands (runtime/kda.h, KdaSchedule). */
 int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *v, const tilec_tensor *g,
                              const tilec_tensor *beta, float scale,

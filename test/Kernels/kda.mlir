@@ -9,8 +9,8 @@
 // (m16n8k8, operands rounded with cvt.rna while staged), the cumulative
 // decay a scan (shfl.sync.up), exponentials on ex2; one instance per head
 // dim of each of the three templates, and the chain's bf16 instances, whose
-// products are bf16 mma.sync (and, for the 128-row state update on
-// sm_90a, wgmma).
+// products are bf16 mma.sync (and, for the 128×32 update of a block of
+// state columns on sm_90a, wgmma).
 // PTX-DAG: .entry kda_fwd_d128(
 // PTX-DAG: .entry kda_fwd_d64(
 // PTX-DAG: .entry kda_prep_d128(
@@ -20,7 +20,7 @@
 // PTX-DAG: .entry kda_chain_bf16_d128(
 // PTX-DAG: .entry kda_chain_bf16_d64(
 // PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// PTX90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX90-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
 // PTX-DAG: cvt.rna.tf32.f32
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32

@@ -160,3 +160,21 @@ func.func @defaults(%p: !tile.ptr<f32>)
   %s = tile.splat %one : tensor<32x1xf32, #tile.sym<[R, 1]>>
   return
 }
+
+// -----
+
+// A parameter's value may lead the operands of the ops that follow their
+// first operand's type (here arith.muli, arith.addi).
+// CHECK-LABEL: func.func @param_first_w8(
+// CHECK:         %[[P:.*]] = arith.constant 8 : i32
+// CHECK:         %[[M:.*]] = arith.muli %[[P]], %{{.*}} : i32
+// CHECK:         arith.addi %[[M]], %[[P]] : i32
+// ROUNDTRIP-LABEL: func.func @param_first(
+func.func @param_first(%n: i32)
+    attributes {tile.kernel, tile.params = {W = 4 : i32},
+                tile.instances = {param_first_w8 = {W = 8 : i32}}} {
+  %w = tile.param "W" : i32
+  %m = arith.muli %w, %n : i32
+  %s = arith.addi %m, %w : i32
+  return
+}

@@ -207,17 +207,9 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
   std::vector<double> want_o, want_states;
   Reference(c, p, want_o, want_states);
 
-  // The two-phase schedules are refused (wrong past the first chunk on the
-  // H200; runtime/kda.cc), before anything is launched.
-  for (KdaSchedule refused :
-       {KdaSchedule::kTwoPhase, KdaSchedule::kTwoPhaseBf16Chain}) {
-    options.schedule = refused;
-    EXPECT_EQ(KdaForward(q, k, v, g, beta, float(1.0 / std::sqrt(double(D))), o,
-                         options)
-                  .code(),
-              absl::StatusCode::kUnimplemented);
-  }
-  for (KdaSchedule schedule : {KdaSchedule::kSingleKernel}) {
+  for (KdaSchedule schedule :
+       {KdaSchedule::kTwoPhase, KdaSchedule::kSingleKernel,
+        KdaSchedule::kTwoPhaseBf16Chain}) {
     const char *schedule_name = schedule == KdaSchedule::kTwoPhase ? "two-phase"
                                 : schedule == KdaSchedule::kSingleKernel
                                     ? "single kernel"

@@ -643,7 +643,7 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
 
 def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
                 output_final_state=False, cu_seqlens=None, out=None,
-                final_state=None, schedule="single", stream=None):
+                final_state=None, schedule="two_phase", stream=None):
     """KDA (Kimi Delta Attention) chunked forward, as flash-linear-attention's
     chunk_kda: q, k (B, T, H, K) bfloat16, v (B, T, H, V) bfloat16, g (B, T,
     H, K) float32 raw log-decay, beta (B, T, H) bfloat16, all CUDA tensors,
@@ -653,9 +653,10 @@ def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
     offsets of N sequences packed along T (B = 1; other integer dtypes are
     converted); N = B without it. Returns (o, final_state): final_state is
     (N, H, K, V) float32 when ``output_final_state`` (or a ``final_state``
-    tensor is given, which is written), else None. ``schedule``: "single"
-    (one kernel); "two_phase" and "two_phase_bf16" are refused for now
-    (wrong past a sequence's first chunk on the GPU)."""
+    tensor is given, which is written), else None. ``schedule``:
+    "two_phase" (chunks in parallel, then the chain over blocks of state
+    columns), "single" (one program per sequence and head) or
+    "two_phase_bf16" (the chain's products on bf16 operands)."""
     schedules = {"two_phase": 0, "single": 1, "two_phase_bf16": 2}
     if schedule not in schedules:
         raise TilecError(f"tilec.kda_forward: argument 'schedule' must be "

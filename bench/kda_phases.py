@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Checks the two phases of the two-phase KDA schedule one at a time.
+
+kda_prep's workspace records (−W, U, scale·(q ⊙ Γ), k ⊙ exp(G_last − G),
+exp(G_last), A_qk; docs/kda.md) are compared with the same quantities
+computed in float64 by torch; then kda_chain runs on records computed by
+torch (not by kda_prep) and its output and final state are compared with
+the per-token recurrence. A wrong end-to-end result thus points at one
+kernel and one record field. Fresh random inputs (KERNELS.md §4), outputs
+poisoned with NaN first. Exits non-zero when a check fails.
+
+    python3 bench/kda_phases.py [--d 128] [--t 200] [--h 2] [--b 2]
+    python3 bench/kda_phases.py --time   # each phase timed on the deck
+
+With --time, kda_prep and kda_chain are timed apart on the deck shapes
+(CUDA events, L2 flushed, median), so that the two-phase schedule's time
+splits into its parts.
+"""
+import argparse
+import sys
+
+import torch
+
+import tilec
+from timing import l2_flusher, time_median
+
+CHUNK = 64
+
+
+def chunk_records(q, k, v, g, beta, scale):
+    """Per (b, chunk, h) records in float64: dict of field -> tensor of
+    shape (B, C, H, ...)."""
+    b, t, h, d = q.shape
+    c = (t + CHUNK - 1) // CHUNK
+    pad = c * CHUNK - t
+
+    def blocks(x):
+        # Zero rows past T along dim 1 (what the kernel's masked loads read).
+        widths = (0, 0) * (x.dim() - 2) + (0, pad)
+        x = torch.nn.functional.pad(x.double(), widths)
+        return x.reshape(b, c, CHUNK, *x.shape[2:])
+
+    qb, kb, vb, gb = blocks(q), blocks(k), blocks(v), blocks(g)
+    bb = blocks(beta)  # (B, C, 64, H)
+    # (B, C, H, 64, D)
+    qb, kb, vb, gb = (x.permute(0, 1, 3, 2, 4) for x in (qb, kb, vb, gb))
+    bb = bb.permute(0, 1, 3, 2)
+    G = gb.cumsum(-2)
+    Glast = G[..., -1:, :]
+    diff = G.unsqueeze(-2) - G.unsqueeze(-3)  # [i, j, d] = G_i - G_j
+    lower = torch.tril(torch.ones(CHUNK, CHUNK, dtype=torch.bool,
+                                  device=q.device))
+    strict = torch.tril(lower, -1)
+    e = torch.where(lower[..., None], diff, torch.full_like(diff, -1e300))
+    e = torch.exp(e)
+    aqk = scale * (qb.unsqueeze(-2) * kb.unsqueeze(-3) * e).sum(-1)
+    aqk = torch.where(lower, aqk, torch.zeros_like(aqk))
+    kk = (kb.unsqueeze(-2) * kb.unsqueeze(-3) * e).sum(-1)
+    L = torch.where(strict, bb.unsqueeze(-1) * kk, torch.zeros_like(kk))
+    eye = torch.eye(CHUNK, dtype=torch.float64, device=q.device)
+    tinv = torch.linalg.inv(eye + L)
+    gam = torch.exp(G)
+    w = tinv @ (bb.unsqueeze(-1) * kb * gam)
+    u = tinv @ (bb.unsqueeze(-1) * vb)
+    return {
+        "-W": -w, "U": u, "q*G*scale": scale * qb * gam,
+        "k*exp(Glast-G)": kb * torch.exp(Glast - G),
+        "exp(Glast)": torch.exp(Glast[..., 0, :]), "A_qk": aqk,
+    }
+
+
+def pack(rec, d):
+    """The records in the workspace layout of kda_prep (no cu_seqlens)."""
+    b, c, h = rec["U"].shape[:3]
+    reclen = 257 * d + CHUNK * CHUNK
+    ws = torch.zeros(b, c, h, reclen, dtype=torch.float32,
+                     device=rec["U"].device)
+    rows = torch.cat([rec["-W"], rec["U"], rec["q*G*scale"],
+                      rec["k*exp(Glast-G)"], rec["exp(Glast)"].unsqueeze(-2)],
+                     dim=-2)
+    ws[..., :257 * d] = rows.reshape(b, c, h, 257 * d).float()
+    ws[..., 257 * d:] = rec["A_qk"].reshape(b, c, h, -1).float()
+    return ws.reshape(-1)
+
+
+def unpack(ws, b, c, h, d):
+    reclen = 257 * d + CHUNK * CHUNK
+    ws = ws.reshape(b, c, h, reclen).double()
+    rows = ws[..., :257 * d].reshape(b, c, h, 257, d)
+    return {
+        "-W": rows[..., 0:64, :], "U": rows[..., 64:128, :],
+        "q*G*scale": rows[..., 128:192, :],
+        "k*exp(Glast-G)": rows[..., 192:256, :],
+        "exp(Glast)": rows[..., 256, :],
+        "A_qk": ws[..., 257 * d:].reshape(b, c, h, CHUNK, CHUNK),
+    }
+
+
+def recurrence(q, k, v, g, beta, scale):
+    b, t, h, d = q.shape
+    S = torch.zeros(b, h, d, d, dtype=torch.float64, device=q.device)
+    o = torch.empty(b, t, h, d, dtype=torch.float64, device=q.device)
+    qd, kd, vd, gd, bd = (x.double() for x in (q, k, v, g, beta))
+    for i in range(t):
+        S = S * torch.exp(gd[:, i]).unsqueeze(-1)
+        kt = kd[:, i]
+        pred = torch.einsum("bhk,bhkv->bhv", kt, S)
+        S = S + torch.einsum("bhk,bhv->bhkv", kt,
+                             bd[:, i].unsqueeze(-1) * (vd[:, i] - pred))
+        o[:, i] = scale * torch.einsum("bhk,bhkv->bhv", qd[:, i], S)
+    return o, S
+
+
+def time_phases(d=128):
+    module = tilec.Module.embedded("kda")
+    suffix = "_d%d" % d
+    prep = module.kernel("kda_prep" + suffix)
+    chains = [module.kernel(name + suffix)
+              for name in ("kda_chain", "kda_chain_bf16")]
+    flush = l2_flusher()
+    dev = "cuda"
+    none = torch.zeros(1, dtype=torch.int32, device=dev)
+    h0 = torch.zeros(1, device=dev)
+    for b, t, h in [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]:
+        q, k, v = (torch.randn(b, t, h, d, device=dev).bfloat16()
+                   for _ in range(3))
+        g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
+        beta = torch.rand(b, t, h, device=dev).bfloat16()
+        c = (t + CHUNK - 1) // CHUNK
+        ws = torch.zeros(b * c * h * (257 * d + CHUNK * CHUNK), device=dev)
+        o = torch.empty_like(q)
+        ht = torch.empty(b, h, d, d, device=dev)
+        us = [time_median(lambda i: prep((h, b, c), q, k, v, g, beta, ws,
+                                         none, t, h, b, 0, d ** -0.5),
+                          flush, 30)]
+        blocks = d // (16 if d == 64 else 32)
+        for chain in chains:
+            us.append(time_median(
+                lambda i: chain((h, b, blocks), ws, o, h0, ht, none, t, h,
+                                b, 0, 1, 0), flush, 30))
+        print(f"({b},{t},{h}) D={d}: kda_prep {us[0]:.1f} us ({b * c * h}"
+              f" programs), kda_chain {us[1]:.1f} us, kda_chain_bf16 "
+              f"{us[2]:.1f} us ({c} chunks, {b * h * blocks} programs)")
+
+
+def main():
+    if "--time" in sys.argv:
+        time_phases()
+        return
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--t", type=int, default=200)
+    parser.add_argument("--h", type=int, default=2)
+    parser.add_argument("--b", type=int, default=2)
+    args = parser.parse_args()
+    b, t, h, d = args.b, args.t, args.h, args.d
+    torch.manual_seed(torch.seed() % 2**31)
+    dev = "cuda"
+    q = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
+    k = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
+    v = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
+    g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
+    beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
+    scale = d ** -0.5
+    c = (t + CHUNK - 1) // CHUNK
+    suffix = "_d%d" % d
+    module = tilec.Module.embedded("kda")
+    prep = module.kernel("kda_prep" + suffix)
+    ok = True
+
+    want = chunk_records(q, k, v, g, beta, scale)
+    ws = torch.full((b * c * h * (257 * d + CHUNK * CHUNK),), float("nan"),
+                    device=dev)
+    none_i32 = torch.zeros(1, dtype=torch.int32, device=dev)
+    prep((h, b, c), q, k, v, g, beta, ws, none_i32, t, h, b, 0, scale)
+    torch.cuda.synchronize()
+    got = unpack(ws, b, c, h, d)
+    print(f"kda_prep{suffix} (B, T, H) = ({b}, {t}, {h}):")
+    for name, ref in want.items():
+        err = (got[name] - ref).abs()
+        worst = err.max().item()
+        big = ref.abs().max().item()
+        good = bool(torch.isfinite(got[name]).all()) and worst <= \
+            1e-2 * big + 1e-6
+        ok &= good
+        per_chunk = err.flatten(3).amax(-1).amax(0).amax(-1).tolist()
+        print(f"  {name:>16}: max err {worst:.3g} (max |ref| {big:.3g})"
+              f" per chunk {['%.2g' % e for e in per_chunk]}"
+              f"{'' if good else '  WRONG'}")
+
+    ref_o, ref_s = recurrence(q, k, v, g, beta, scale)
+    for chain_name in ("kda_chain", "kda_chain_bf16"):
+        chain = module.kernel(chain_name + suffix)
+        blocks = d // (16 if d == 64 else 32)
+        o = torch.full_like(q, float("nan"))
+        ht = torch.full((b, h, d, d), float("nan"), device=dev)
+        h0 = torch.zeros(1, device=dev)
+        chain((h, b, blocks), pack(want, d), o, h0, ht, none_i32, t, h, b, 0,
+              1, 0)
+        torch.cuda.synchronize()
+        err = (o.double() - ref_o).abs()
+        serr = (ht.double() - ref_s).abs()
+        per_chunk = [err[:, i * CHUNK:(i + 1) * CHUNK].max().item()
+                     for i in range(c)]
+        good = bool(torch.isfinite(o).all()) and \
+            err.max().item() <= 0.02 * ref_o.abs().max().item() and \
+            serr.max().item() <= 0.02 * ref_s.abs().max().item()
+        ok &= good
+        print(f"{chain_name}{suffix} on torch's records: max |o - ref| "
+              f"{err.max().item():.3g} (max |ref| "
+              f"{ref_o.abs().max().item():.3g}), per chunk "
+              f"{['%.2g' % e for e in per_chunk]}; max |ht - ref| "
+              f"{serr.max().item():.3g}{'' if good else '  WRONG'}")
+    if not ok:
+        print("FAILED")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
