@@ -70,14 +70,16 @@ def chunk_records(q, k, v, g, beta, scale):
 
 
 def pack(rec, d):
-    """The records in the workspace layout of kda_prep (no cu_seqlens)."""
+    """The records in the workspace layout of kda_prep (no cu_seqlens,
+    kernels_dsl/kda.mlir)."""
     b, c, h = rec["U"].shape[:3]
     reclen = 257 * d + CHUNK * CHUNK
     ws = torch.zeros(b, c, h, reclen, dtype=torch.float32,
                      device=rec["U"].device)
-    rows = torch.cat([rec["-W"], rec["U"], rec["q*G*scale"],
-                      rec["k*exp(Glast-G)"], rec["exp(Glast)"].unsqueeze(-2)],
-                     dim=-2)
+    # The decayed k is stored transposed: D rows of 64 in place of 64 of D.
+    kend_t = rec["k*exp(Glast-G)"].transpose(-1, -2).reshape(b, c, h, 64, d)
+    rows = torch.cat([rec["-W"], rec["U"], rec["q*G*scale"], kend_t,
+                      rec["exp(Glast)"].unsqueeze(-2)], dim=-2)
     ws[..., :257 * d] = rows.reshape(b, c, h, 257 * d).float()
     ws[..., 257 * d:] = rec["A_qk"].reshape(b, c, h, -1).float()
     return ws.reshape(-1)
@@ -90,7 +92,8 @@ def unpack(ws, b, c, h, d):
     return {
         "-W": rows[..., 0:64, :], "U": rows[..., 64:128, :],
         "q*G*scale": rows[..., 128:192, :],
-        "k*exp(Glast-G)": rows[..., 192:256, :],
+        "k*exp(Glast-G)": rows[..., 192:256, :].reshape(b, c, h, d, 64)
+        .transpose(-1, -2),
         "exp(Glast)": rows[..., 256, :],
         "A_qk": ws[..., 257 * d:].reshape(b, c, h, CHUNK, CHUNK),
     }

@@ -33,6 +33,7 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
@@ -63,10 +64,19 @@ def Tile_Dialect : Dialect {
     /// Integer attribute of a kernel: stages of its pipelined loops,
     /// overriding the pipeline's num-stages option.
     static constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
+    /// Integer attribute of a kernel: the most shared memory, in bytes, its
+    /// pipelining rings may take (the rest is left to its other buffers).
+    static constexpr llvm::StringLiteral kRingBytesAttrName = "tile.ring_bytes";
     /// Bool attribute of a kernel: feed its TMA rings from a producer warp
     /// of its own (tile.warp_specialize), overriding the pipeline's option.
     static constexpr llvm::StringLiteral kWarpSpecializeAttrName =
         "tile.warp_specialize";
+    /// Unit attribute on a !tile.ptr kernel argument: the caller promises
+    /// that no other argument reaches the memory it points to (C's
+    /// restrict), so stores through it cannot change what loads through
+    /// the others read (tile-pipeline-loads moves those loads across such
+    /// stores; the LLVM argument becomes noalias).
+    static constexpr llvm::StringLiteral kNoAliasAttrName = "tile.noalias";
     /// Unit attribute on an scf.for: keep its invariant code inside it.
     static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];

@@ -152,6 +152,27 @@ static LogicalResult verifyKernelTiles(func::FuncOp kernel) {
   return failure(result.wasInterrupted());
 }
 
+/// Checks the `tile.*` attributes of kernel arguments.
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kNoAliasAttrName) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func || regionIndex != 0 || !isa<UnitAttr>(attr.getValue()) ||
+        !isa<PtrType>(func.getArgument(argIndex).getType()))
+      return op->emitError()
+             << "'" << name
+             << "' is a unit attribute of a !tile.ptr function argument";
+    return success();
+  }
+  if (name == kElementParamAttrName)
+    return success(); // checked against tile.params with the template
+  return op->emitError() << "unknown tile dialect argument attribute '" << name
+                         << "'";
+}
+
 /// Checks the discardable `tile.*` attributes where they appear, so that a
 /// malformed kernel signature is reported at its source location.
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
@@ -214,6 +235,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return name == kParamsAttrName
                ? verifyTemplateParams(func, attr.getValue())
                : verifyTemplateInstances(func, attr.getValue());
+  }
+  if (name == kRingBytesAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' is a non-negative integer on a func.func";
+    return success();
   }
   if (name == kNumStagesAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());

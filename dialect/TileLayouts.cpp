@@ -1,6 +1,8 @@
 //===- TileLayouts.cpp - static layout arithmetic ------------------------===//
 
 #include "dialect/TileLayouts.h"
+#include "dialect/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -217,4 +219,29 @@ unsigned mlir::tile::getSwizzleBytes(int64_t rowBytes) {
   if (rowBytes >= 32)
     return 32;
   return 0;
+}
+
+bool mlir::tile::isElementwiseArith(Operation *op) {
+  return op->getDialect() &&
+         op->getDialect()->getNamespace() ==
+             arith::ArithDialect::getDialectNamespace() &&
+         op->getNumResults() == 1 && op->getNumRegions() == 0 &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         !isa<arith::ConstantOp>(op);
+}
+
+bool mlir::tile::isRematerializable(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<SplatOp, IotaOp, arith::ConstantOp>(def))
+    return true;
+  if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def))
+    return isRematerializable(def->getOperand(0));
+  if (isElementwiseArith(def))
+    return llvm::all_of(def->getOperands(), [](Value operand) {
+      return !isa<RankedTensorType>(operand.getType()) ||
+             isRematerializable(operand);
+    });
+  return false;
 }

@@ -105,6 +105,18 @@ inline int64_t swizzleChunk(unsigned bytes, int64_t row, int64_t chunk) {
   return chunk ^ ((row / rowsPerPhase) % phases);
 }
 
+/// Whether every thread can rebuild `value` in any layout without moving
+/// data: splats, iotas and constants, broadcasts, expand_dims and layout
+/// conversions of such values, and element-wise arith ops of them (an
+/// index tile compared with a bound, say). Such a value should not decide
+/// the layout of an expression it feeds, and converting it costs nothing
+/// once canonicalization rebuilds it in the new layout.
+bool isRematerializable(Value value);
+
+/// Whether `op` is an element-wise arith op (one result, no regions) that
+/// can be rebuilt with operands of another layout.
+bool isElementwiseArith(Operation *op);
+
 } // namespace mlir::tile
 
 #endif // TILEC_DIALECT_TILELAYOUTS_H

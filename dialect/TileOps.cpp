@@ -797,6 +797,31 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
       rewriter.replaceOpWithNewOp<ExpandDimsOp>(op, type, src, expand.getDim());
       return success();
     }
+    // An element-wise op of rebuildable tiles (a row index compared with a
+    // bound): rebuild its operands in the new layout, then the op.
+    if (isElementwiseArith(def) && isRematerializable(op.getSrc())) {
+      if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
+              layout))
+        return failure();
+      SmallVector<Value> operands;
+      for (Value operand : def->getOperands()) {
+        auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+        if (!tensor) {
+          operands.push_back(operand);
+          continue;
+        }
+        operands.push_back(ConvertLayoutOp::create(
+            rewriter, op.getLoc(),
+            RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                                  layout),
+            operand));
+      }
+      Operation *rebuilt =
+          rewriter.create(op.getLoc(), def->getName().getIdentifier(), operands,
+                          TypeRange{type}, def->getAttrs());
+      rewriter.replaceOp(op, rebuilt->getResults());
+      return success();
+    }
     return failure();
   }
   static Operation *getOperation(Value v) { return v.getDefiningOp(); }

@@ -131,10 +131,8 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
   // beta_t repeated along the columns (column stride 0), in the layouts of
   // the tiles it scales.
-  %bvKV = tile.make_view %bh[%len, %cD] strides[%H, %c0]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %bvSq = tile.make_view %bh[%len, %c64] strides[%H, %c0]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %bv = tile.make_view %bh[%len] strides[%H]
+      : !tile.ptr<bf16> -> !tile.view<?xbf16>
 
   // States of (n, h): D×D, at ((n·H + h)·D·D).
   %n64 = arith.extui %n : i32 to i64
@@ -156,11 +154,12 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 
   // Row and column indices of the chunk's tiles (exclusive sums of ones,
   // so that they take the layouts of the 2-D tiles they index).
-  %onesKV = tile.splat %c1 : !kvi
-  %rowKV = tile.scan add %onesKV along 0 exclusive : !kvi
-  %onesSq = tile.splat %c1 : !sqi
-  %rowSq = tile.scan add %onesSq along 0 exclusive : !sqi
-  %colSq = tile.scan add %onesSq along 1 exclusive : !sqi
+  %iota = tile.iota : tensor<64xi32>
+  %rowE = tile.expand_dims %iota at 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %colE = tile.expand_dims %iota at 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %rowKV = tile.broadcast %rowE : tensor<64x1xi32> -> !kvi
+  %rowSq = tile.broadcast %rowE : tensor<64x1xi32> -> !sqi
+  %colSq = tile.broadcast %colE : tensor<1x64xi32> -> !sqi
   %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
   %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
   %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
@@ -183,13 +182,15 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %kb = tile.load %kv[%t0, %c0] : !kv
     %vb = tile.load %vv[%t0, %c0] : !kv
     %gt = tile.load %gv[%t0, %c0] : !kvf
-    %btKVb = tile.load %bvKV[%t0, %c0] : !kv
-    %btSqb = tile.load %bvSq[%t0, %c0] : !sqbf
+    %bt1b = tile.load %bv[%t0] : tensor<64xbf16>
     %qf = arith.extf %qb : !kv to !kvf
     %kf = arith.extf %kb : !kv to !kvf
     %vf = arith.extf %vb : !kv to !kvf
-    %btKV = arith.extf %btKVb : !kv to !kvf
-    %btSq = arith.extf %btSqb : !sqbf to !sq
+    // beta_t along the rows of the tiles it scales.
+    %bt1 = arith.extf %bt1b : tensor<64xbf16> to tensor<64xf32>
+    %btE = tile.expand_dims %bt1 at 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %btKV = tile.broadcast %btE : tensor<64x1xf32> -> !kvf
+    %btSq = tile.broadcast %btE : tensor<64x1xf32> -> !sq
 
     // G = cumsum(g) along the tokens; G_last, the chunk's total decay.
     %G = tile.scan add %gt along 0 : !kvf
@@ -215,19 +216,19 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
       %ltEnd = arith.cmpi slt, %rowKV, %endKV : !kvi
       %inBlock = arith.andi %geFirst, %ltEnd : !kvb
-      // Left: rows i of block I, exp(G_i − G_r); right: rows j before
-      // the block's end, exp(G_r − G_j).
-      %dl = arith.subf %G, %GrefKV : !kvf
-      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
-      %el = math.exp %dlm : !kvf
+      // Right: rows j before the block's end, exp(G_r − G_j); left: rows
+      // i of block I, exp(G_i − G_r).
       %dr = arith.subf %GrefKV, %G : !kvf
       %drm = arith.select %ltEnd, %dr, %ninfKV : !kvb, !kvf
       %er = math.exp %drm : !kvf
-      %ql = arith.mulf %qf, %el : !kvf
-      %kl = arith.mulf %kf, %el : !kvf
       %kr = arith.mulf %kf, %er : !kvf
       %krT = tile.transpose %kr : !kvf -> !kt
+      %dl = arith.subf %G, %GrefKV : !kvf
+      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
+      %el = math.exp %dlm : !kvf
+      %ql = arith.mulf %qf, %el : !kvf
       %aqkN = tile.dot %ql, %krT, %aqk : !kvf, !kt -> !sq
+      %kl = arith.mulf %kf, %el : !kvf
       %akkN = tile.dot %kl, %krT, %akk : !kvf, !kt -> !sq
       scf.yield %aqkN, %akkN : !sq, !sq
     }
@@ -285,9 +286,11 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 //
 // @kda_prep_d{128,64}: program (h, n, c) takes chunk c of sequence n, head
 // h (programs past the sequence's last chunk do nothing) and writes its
-// record to the workspace ws (f32): −W, U, scale·(q ⊙ Γ), k ⊙ exp(G_last −
-// G) (64×D each, rows 0-255 of a D-wide record), exp(G_last) (row 256),
-// A_qk (64×64, after row 257). Record (slot, h) starts at (slot·H + h)·REC,
+// record to the workspace ws (f32): −W, U, scale·(q ⊙ Γ) (64×D each, rows
+// 0-191 of a D-wide record), (k ⊙ exp(G_last − G))ᵀ (D×64, in rows
+// 192-255 read as D rows of 64, so that the chain loads it as the K-major
+// operand its dot takes), exp(G_last) (row 256), A_qk (64×64, after row
+// 257). Record (slot, h) starts at (slot·H + h)·REC,
 // REC = 257·D + 4096, with slot = n·C + c (C = ceil(T / 64)), or, with
 // cu_seqlens, floor(bos / 64) + n + c: sequences' slots never overlap
 // since Σ_{m<n} ceil(len_m / 64) ≤ floor(bos_n / 64) + n, and there are at
@@ -316,6 +319,7 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
                   kda_prep_d64 = {D = 64 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
   %c4 = arith.constant 4 : i32
   %c5 = arith.constant 5 : i32
   %c6 = arith.constant 6 : i32
@@ -384,10 +388,8 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
         : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
     %gv = tile.make_view %gh[%len, %cD] strides[%HD, %c1]
         : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %bvKV = tile.make_view %bh[%len, %cD] strides[%H, %c0]
-        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-    %bvSq = tile.make_view %bh[%len, %c64] strides[%H, %c0]
-        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+    %bv = tile.make_view %bh[%len] strides[%H]
+        : !tile.ptr<bf16> -> !tile.view<?xbf16>
     // This chunk's record.
     %slot64 = arith.extui %slot : i32 to i64
     %slotH = arith.muli %slot64, %H64 : i64
@@ -401,12 +403,18 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
     %aqv = tile.make_view %wsa[%c64, %c64] strides[%c64, %c1]
         : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    // The record in rows of 64: (k ⊙ exp(G_last − G))ᵀ (D×64) at row 3·D.
+    %cD3 = arith.muli %cD, %c3 : i32
+    %cD4 = arith.addi %cD3, %cD : i32
+    %rec64 = tile.make_view %wsr[%cD4, %c64] strides[%c64, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
 
-    %onesKV = tile.splat %c1 : !kvi
-    %rowKV = tile.scan add %onesKV along 0 exclusive : !kvi
-    %onesSq = tile.splat %c1 : !sqi
-    %rowSq = tile.scan add %onesSq along 0 exclusive : !sqi
-    %colSq = tile.scan add %onesSq along 1 exclusive : !sqi
+    %iota = tile.iota : tensor<64xi32>
+    %rowE = tile.expand_dims %iota at 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %colE = tile.expand_dims %iota at 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %rowKV = tile.broadcast %rowE : tensor<64x1xi32> -> !kvi
+    %rowSq = tile.broadcast %rowE : tensor<64x1xi32> -> !sqi
+    %colSq = tile.broadcast %colE : tensor<1x64xi32> -> !sqi
     %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
     %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
     %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
@@ -423,15 +431,15 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %t0 = arith.muli %c, %c64 : i32
     %qb = tile.load %qv[%t0, %c0] : !kv
     %kb = tile.load %kv[%t0, %c0] : !kv
-    %vb = tile.load %vv[%t0, %c0] : !kv
     %gt = tile.load %gv[%t0, %c0] : !kvf
-    %btKVb = tile.load %bvKV[%t0, %c0] : !kv
-    %btSqb = tile.load %bvSq[%t0, %c0] : !sqbf
+    %bt1b = tile.load %bv[%t0] : tensor<64xbf16>
     %qf = arith.extf %qb : !kv to !kvf
     %kf = arith.extf %kb : !kv to !kvf
-    %vf = arith.extf %vb : !kv to !kvf
-    %btKV = arith.extf %btKVb : !kv to !kvf
-    %btSq = arith.extf %btSqb : !sqbf to !sq
+    // beta_t along the rows of the tiles it scales.
+    %bt1 = arith.extf %bt1b : tensor<64xbf16> to tensor<64xf32>
+    %btE = tile.expand_dims %bt1 at 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %btKV = tile.broadcast %btE : tensor<64x1xf32> -> !kvf
+    %btSq = tile.broadcast %btE : tensor<64x1xf32> -> !sq
 
     %G = tile.scan add %gt along 0 : !kvf
     %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
@@ -455,22 +463,40 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
       %ltEnd = arith.cmpi slt, %rowKV, %endKV : !kvi
       %inBlock = arith.andi %geFirst, %ltEnd : !kvb
-      %dl = arith.subf %G, %GrefKV : !kvf
-      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
-      %el = math.exp %dlm : !kvf
       %dr = arith.subf %GrefKV, %G : !kvf
       %drm = arith.select %ltEnd, %dr, %ninfKV : !kvb, !kvf
       %er = math.exp %drm : !kvf
-      %ql = arith.mulf %qf, %el : !kvf
-      %kl = arith.mulf %kf, %el : !kvf
       %kr = arith.mulf %kf, %er : !kvf
       %krT = tile.transpose %kr : !kvf -> !kt
+      %dl = arith.subf %G, %GrefKV : !kvf
+      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
+      %el = math.exp %dlm : !kvf
+      %ql = arith.mulf %qf, %el : !kvf
       %aqkN = tile.dot %ql, %krT, %aqk : !kvf, !kt -> !sq
+      %kl = arith.mulf %kf, %el : !kvf
       %akkN = tile.dot %kl, %krT, %akk : !kvf, !kt -> !sq
       scf.yield %aqkN, %akkN : !sq, !sq
     }
     %aqkS = arith.mulf %A#0, %scaleSq : !sq
     %Aqk = arith.select %lower, %aqkS, %zSq : !sqb, !sq
+    // What needs q and the decays goes out first, so that q's registers
+    // are free for the inverse.
+    tile.store %Aqk, %aqv[%c0, %c0] : !sq
+    %c128 = arith.constant 128 : i32
+    %c256 = arith.constant 256 : i32
+    %eG = math.exp %G : !kvf
+    %qg = arith.mulf %qf, %eG : !kvf
+    %qgs = arith.mulf %qg, %scaleKV : !kvf
+    tile.store %qgs, %recv[%c128, %c0] : !kvf
+    %dEnd = arith.subf %GlastKV, %G : !kvf
+    %eEnd = math.exp %dEnd : !kvf
+    %kEnd = arith.mulf %kf, %eEnd : !kvf
+    %kEndT = tile.transpose %kEnd : !kvf -> !kt
+    tile.store %kEndT, %rec64[%cD3, %c0] : !kt
+    %decay = math.exp %Glast : !chan
+    %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
+    tile.store %decayE, %recv[%c256, %c0] : !chan2
+
     %akkB = arith.mulf %A#1, %btSq : !sq
     %negA = arith.subf %zSq, %akkB : !sq
     %Nl = arith.select %strict, %negA, %zSq : !sqb, !sq
@@ -482,38 +508,28 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       scf.yield %X2, %P2 : !sq, !sq
     }
 
-    %eG = math.exp %G : !kvf
     %bk = arith.mulf %kf, %btKV : !kvf
     %bkg = arith.mulf %bk, %eG : !kvf
     %nbkg = arith.subf %zKV, %bkg : !kvf
-    %bvv = arith.mulf %vf, %btKV : !kvf
     %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
-    %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
-    %qg = arith.mulf %qf, %eG : !kvf
-    %qgs = arith.mulf %qg, %scaleKV : !kvf
-    %dEnd = arith.subf %GlastKV, %G : !kvf
-    %eEnd = math.exp %dEnd : !kvf
-    %kEnd = arith.mulf %kf, %eEnd : !kvf
-    %decay = math.exp %Glast : !chan
-    %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
-    %c128 = arith.constant 128 : i32
-    %c192 = arith.constant 192 : i32
-    %c256 = arith.constant 256 : i32
     tile.store %Wn, %recv[%c0, %c0] : !kvf
+    %vb = tile.load %vv[%t0, %c0] : !kv
+    %vf = arith.extf %vb : !kv to !kvf
+    %bvv = arith.mulf %vf, %btKV : !kvf
+    %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
     tile.store %U, %recv[%c64, %c0] : !kvf
-    tile.store %qgs, %recv[%c128, %c0] : !kvf
-    tile.store %kEnd, %recv[%c192, %c0] : !kvf
-    tile.store %decayE, %recv[%c256, %c0] : !chan2
-    tile.store %Aqk, %aqv[%c0, %c0] : !sq
   }
   return
 }
 
 
-func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
+func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
     %T: i32, %H: i32, %N: i32, %has_h0: i32, %has_ht: i32, %has_cu: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
+                // Rings of the next chunk's record leave 64 KiB to the
+                // dots' operands staged from registers.
+                tile.ring_bytes = 163840 : i64,
                 tile.params = {D = 128 : i32, BV = 32 : i32, P = bf16},
                 tile.instances = {
                   kda_chain_d128 = {P = f32},
@@ -526,12 +542,11 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
   %c128 = arith.constant 128 : i32
-  %c192 = arith.constant 192 : i32
+  %c256 = arith.constant 256 : i32
   %c257 = arith.constant 257 : i32
   %c4096 = arith.constant 4096 : i32
   %c257_64 = arith.constant 257 : i64
   %c4096_64 = arith.constant 4096 : i64
-  %c256_64 = arith.constant 256 : i64
   %zf = arith.constant 0.0 : f32
   %cD = tile.param "D" : i32
   %cBV = tile.param "BV" : i32
@@ -584,25 +599,25 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
   // and the decayed k, 64-wide rows (REC / 64 per record) for A_qk.
   %D257 = arith.muli %D64, %c257_64 : i64
   %recLen = arith.addi %D257, %c4096_64 : i64
-  %D256 = arith.muli %D64, %c256_64 : i64
   %slot0_64 = arith.extui %slot0 : i32 to i64
   %slotH = arith.muli %slot0_64, %H64 : i64
   %rec0 = arith.addi %slotH, %h64 : i64
   %recAt = arith.muli %rec0, %recLen : i64
   %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
-  %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
   %recRowsD0 = arith.divsi %c4096, %cD : i32
   %recRowsD = arith.addi %recRowsD0, %c257 : i32
   %recRows64 = arith.muli %cD, %c257 : i32
   %recRows64a = arith.divsi %recRows64, %c64 : i32
   %recRowsA = arith.addi %recRows64a, %c64 : i32
+  %c3 = arith.constant 3 : i32
+  %cD3 = arith.muli %cD, %c3 : i32
   %strideD = arith.muli %recRowsD, %H : i32
   %strideA = arith.muli %recRowsA, %H : i32
   %rowsD = arith.muli %strideD, %nChunks : i32
   %rowsA = arith.muli %strideA, %nChunks : i32
   %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %aqv = tile.make_view %wsa[%rowsA, %c64] strides[%c64, %c1]
+  %rec64 = tile.make_view %wsr[%rowsA, %c64] strides[%c64, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
 
   // States of (n, h): D×D at ((n·H + h)·D·D), this program's columns.
@@ -629,22 +644,20 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
     %r0 = arith.muli %c, %strideD : i32
     %r64 = arith.addi %r0, %c64 : i32
     %r128 = arith.addi %r0, %c128 : i32
-    %r192 = arith.addi %r0, %c192 : i32
     %a0 = arith.muli %c, %strideA : i32
+    %aK = arith.addi %a0, %cD3 : i32
+    %aA = arith.addi %a0, %recRows64a : i32
     %Wn = tile.load %recv[%r0, %c0] : !kvf
     %U = tile.load %recv[%r64, %col] : !vbf
     %qgs = tile.load %recv[%r128, %c0] : !kvf
-    %kEnd = tile.load %recv[%r192, %c0] : !kvf
-    %Aqk = tile.load %aqv[%a0, %c0] : !sq
-    // exp(G_last) repeated along the columns of S_b (column stride 0).
-    %c64_ = arith.extui %c : i32 to i64
-    %cH = arith.muli %c64_, %H64 : i64
-    %cRec = arith.muli %cH, %recLen : i64
-    %dAt = arith.addi %cRec, %D256 : i64
-    %wsd = tile.addptr %wsr, %dAt : !tile.ptr<f32>, i64
-    %dkv = tile.make_view %wsd[%cD, %cBV] strides[%c1, %c0]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %decayB = tile.load %dkv[%c0, %c0] : !sb
+    %kEndT = tile.load %rec64[%aK, %c0] : !kt
+    %Aqk = tile.load %rec64[%aA, %c0] : !sq
+    // exp(G_last), one per row of S_b.
+    %r256 = arith.addi %r0, %c256 : i32
+    %decay2 = tile.load %recv[%r256, %c0] : !chan2
+    %decay = tile.reduce max %decay2 along 0 : !chan2 -> !chan
+    %decayE = tile.expand_dims %decay at 1 : !chan -> !chanc
+    %decayB = tile.broadcast %decayE : !chanc -> !sb
 
     %WnP = arith.truncf %Wn {tile.elem = "P"} : !kvf to !kvp
     %SP = arith.truncf %S {tile.elem = "P"} : !sb to !sbp
@@ -657,10 +670,9 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16>,
     %outb = arith.truncf %out : !vbf to !vbb
     %t0 = arith.muli %c, %c64 : i32
     tile.store %outb, %ov[%t0, %col] : !vbb
-    %kEndP = arith.truncf %kEnd {tile.elem = "P"} : !kvf to !kvp
-    %kEndT = tile.transpose %kEndP : !kvp -> !ktp
+    %kEndTP = arith.truncf %kEndT {tile.elem = "P"} : !kt to !ktp
     %Sd = arith.mulf %S, %decayB : !sb
-    %Sn = tile.dot %kEndT, %vnewP, %Sd : !ktp, !vbb -> !sb
+    %Sn = tile.dot %kEndTP, %vnewP, %Sd : !ktp, !vbb -> !sb
     scf.yield %Sn : !sb
   }
   tile.store %Sfin, %htv[%c0, %col] : !sb

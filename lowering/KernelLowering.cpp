@@ -200,6 +200,11 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
             TileDialect::kMaxRegistersAttrName))
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                         rewriter.getI32IntegerAttr(cap.getInt()));
+    // The caller's no-overlap promise, for LLVM's alias analysis too.
+    for (unsigned i = 0; i < type.getNumInputs(); ++i)
+      if (func.getArgAttr(i, TileDialect::kNoAliasAttrName))
+        llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                            rewriter.getUnitAttr());
     for (size_t i = params.size() - maps.size(); i < params.size(); ++i) {
       llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
                           TypeAttr::get(LLVM::LLVMArrayType::get(

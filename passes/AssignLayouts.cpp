@@ -30,19 +30,6 @@ bool needsLayout(Type type) {
   return tensor && !tensor.getEncoding();
 }
 
-/// Values every thread can rebuild cheaply; their layout should not decide
-/// the layout of an expression they feed.
-bool isRematerializable(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return false;
-  if (isa<SplatOp, IotaOp, arith::ConstantOp>(def))
-    return true;
-  if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def))
-    return isRematerializable(def->getOperand(0));
-  return false;
-}
-
 /// Splits `numWarps` between the M and N extents of a dot's M×N tile so
 /// that each warp's share is a whole number of m16n8 fragments and the
 /// warp reads the fewest operand rows (M/wm + N/wn); ties go to more warps

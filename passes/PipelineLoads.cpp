@@ -15,11 +15,14 @@
 //
 // Only loads whose values reach a tile.dot in the same body are moved (the
 // loops that keep tensor cores waiting), and only in bodies that write no
-// memory: a load moved ahead of a store to the same view would read stale
-// data. The offsets, mask and padding of a moved load may depend on the
-// induction variable through side-effect-free ops of the body, which are
-// recomputed for the prefetched iteration; a load that depends on another
-// loop-carried value stays where it is.
+// memory the loads may read: a load moved ahead of a store to the same
+// view would read stale data. The one write allowed is a tile.store
+// through a kernel argument marked tile.noalias that no load of the body
+// reads through (the caller promised no other argument overlaps it). The
+// offsets, mask and padding of a moved load may depend on the induction
+// variable through side-effect-free ops of the body, which are recomputed for
+// the prefetched iteration; a load that depends on another loop-carried value
+// stays where it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +63,51 @@ bool mayWrite(Operation *op) {
     return WalkResult::interrupt();
   });
   return result.wasInterrupted();
+}
+
+/// The kernel argument `view`'s pointer derives from (through
+/// tile.addptr), or null when it is not one.
+BlockArgument getRootArgument(Value view) {
+  auto make = view.getDefiningOp<MakeViewOp>();
+  if (!make)
+    return {};
+  Value ptr = make.getPtr();
+  while (auto add = ptr.getDefiningOp<AddPtrOp>())
+    ptr = add.getPtr();
+  auto arg = dyn_cast<BlockArgument>(ptr);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  if (!func || arg.getOwner() != &func.getBody().front())
+    return {};
+  return arg;
+}
+
+/// Whether the writes of `op` (an op of `body`) provably miss every load
+/// of `body`: a tile.store through a tile.noalias kernel argument that no
+/// load or gather of the body reads through.
+bool writesApartFromLoads(Operation *op, Block *body) {
+  auto store = dyn_cast<StoreOp>(op);
+  if (!store)
+    return false;
+  BlockArgument root = getRootArgument(store.getView());
+  if (!root)
+    return false;
+  auto func = cast<func::FuncOp>(root.getOwner()->getParentOp());
+  if (!func.getArgAttr(root.getArgNumber(), TileDialect::kNoAliasAttrName))
+    return false;
+  WalkResult reads = body->walk([&](Operation *nested) {
+    Value view;
+    if (auto load = dyn_cast<LoadOp>(nested))
+      view = load.getView();
+    else if (auto gather = dyn_cast<GatherOp>(nested))
+      view = gather.getView();
+    else
+      return WalkResult::advance();
+    BlockArgument from = getRootArgument(view);
+    return !from || from == root ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+  });
+  return !reads.wasInterrupted();
 }
 
 /// Whether a value of `load` reaches a tile.dot inside `body`.
@@ -368,7 +416,13 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     FailureOr<SmallVector<Operation *>> slice = getAddressSlice(load, loop);
     if (!type || failed(slice) || !loop.isDefinedOutsideOfLoop(load.getView()))
       continue;
-    stageBytes += getStageBytes(type);
+    // Loads that would leave no room for two stages stay where they are
+    // (in program order: the earlier loads, which the first dots wait
+    // for, take the ring).
+    int64_t bytes = getStageBytes(type);
+    if (2 * (stageBytes + bytes) > ringBytes)
+      continue;
+    stageBytes += bytes;
     ring.loads.push_back({load, type, std::move(*slice)});
   }
   if (ring.loads.empty())
@@ -1101,7 +1155,7 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
     return;
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator())
-    if (mayWrite(&op))
+    if (mayWrite(&op) && !writesApartFromLoads(&op, body))
       return;
   SmallVector<LoadOp> staged, queued;
   for (LoadOp load : body->getOps<LoadOp>()) {
@@ -1149,6 +1203,7 @@ struct PipelineLoadsPass
       scf::ForOp loop;
       unsigned stages;
       bool specialize;
+      int64_t ringBytes;
     };
     SmallVector<Plan> loops;
     getOperation().walk([&](func::FuncOp func) {
@@ -1163,12 +1218,19 @@ struct PipelineLoadsPass
       if (auto attr = func->getAttrOfType<BoolAttr>(
               TileDialect::kWarpSpecializeAttrName))
         specialize = attr.getValue();
+      // A kernel whose other shared memory (dot operands staged from
+      // registers, layout conversions) exceeds what the rings leave may
+      // cap its rings.
+      int64_t kernelRingBytes = ringBytes;
+      if (auto attr =
+              func->getAttrOfType<IntegerAttr>(TileDialect::kRingBytesAttrName))
+        kernelRingBytes = std::min<int64_t>(ringBytes, attr.getInt());
       func.walk([&](scf::ForOp loop) {
-        loops.push_back({loop, stages, specialize});
+        loops.push_back({loop, stages, specialize, kernelRingBytes});
       });
     });
     for (const Plan &plan : loops)
-      pipelineLoop(plan.loop, plan.stages, ringBytes, registerAhead, tma,
+      pipelineLoop(plan.loop, plan.stages, plan.ringBytes, registerAhead, tma,
                    plan.specialize);
   }
 };

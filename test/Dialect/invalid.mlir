@@ -597,3 +597,31 @@ func.func @load_view_type(%v: !tile.view<?x?xf32>, %i: i32) {
   %t = tile.load %v[%i] : tensor<8xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tile.noalias' is a unit attribute of a !tile.ptr function argument}}
+func.func @noalias_not_ptr(%n: i32 {tile.noalias}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.noalias' is a unit attribute of a !tile.ptr function argument}}
+func.func @noalias_not_unit(%p: !tile.ptr<f32> {tile.noalias = 1 : i32}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect argument attribute 'tile.restrict'}}
+func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.restrict}) attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.ring_bytes' is a non-negative integer on a func.func}}
+func.func @ring_bytes_negative() attributes {tile.kernel, tile.ring_bytes = -1 : i64} {
+  return
+}

@@ -72,3 +72,19 @@ func.func @accumulate(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile
   tile.store %acc, %v[%c0] : tensor<64xf32>, !tile.view<?xf32>
   return
 }
+
+// -----
+
+// A tile.noalias argument becomes an LLVM noalias pointer, so that LLVM's
+// alias analysis has the caller's promise too.
+// CHECK-LABEL: llvm.func @noalias_arg(
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1> {llvm.noalias}, %{{.*}}: i32)
+func.func @noalias_arg(%a: !tile.ptr<f32>, %o: !tile.ptr<f32> {tile.noalias}, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %a[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %w = tile.make_view %o[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0] : !tile.view<?xf32> -> tensor<64xf32>
+  tile.store %t, %w[%c0] : tensor<64xf32>, !tile.view<?xf32>
+  return
+}

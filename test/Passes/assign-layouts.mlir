@@ -122,12 +122,17 @@ func.func @while_tiles(%x: f32) attributes {tile.kernel} {
 // -----
 
 // Masks follow the tile they guard: an i32-derived mask is converted to the
-// layout of an i64 load's result and of an i64 store's value.
+// layout of an i64 load's result and of an i64 store's value, and since it
+// is an index compared with a bound, canonicalization rebuilds it in that
+// layout (iota, splat, cmpi) instead of moving it.
 // CHECK-DAG: #[[I64:.*]] = #tile.blocked<size = [2], threads = [32], warps = [4], order = [0]>
 // CHECK-LABEL: func.func @wide_masks
-// CHECK: %[[LM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[I:.*]] = tile.iota : tensor<1024xi32, #[[I64]]>
+// CHECK: %[[LM:.*]] = arith.cmpi slt, %[[I]], %{{.*}} : tensor<1024xi32, #[[I64]]>
 // CHECK: tile.load %{{.*}} mask %[[LM]]{{.*}} : tensor<1024xi64, #[[I64]]>
-// CHECK: %[[SM:.*]] = tile.convert_layout %{{.*}} -> tensor<1024xi1, #[[I64]]>
+// CHECK: %[[SM:.*]] = arith.cmpi slt, %{{.*}} : tensor<1024xi32, #[[I64]]>
+// CHECK-NOT: tile.convert_layout
 // CHECK: tile.store %{{.*}} mask %[[SM]] : tensor<1024xi64, #[[I64]]>
 func.func @wide_masks(%p: !tile.ptr<i64>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
@@ -138,5 +143,39 @@ func.func @wide_masks(%p: !tile.ptr<i64>, %n: i32) attributes {tile.kernel, tile
   %m = arith.cmpi slt, %i, %nT : tensor<1024xi32>
   %t = tile.load %v[%c0] mask %m : !tile.view<?xi64> -> tensor<1024xi64>
   tile.store %t, %v[%c0] mask %m : tensor<1024xi64>, !tile.view<?xi64>
+  return
+}
+
+// -----
+
+// An index tile compared with a bound (rebuildable by every thread) does
+// not decide the layout of the select it feeds: the loaded tile keeps its
+// layout, and the mask is rebuilt in it (iota, expand_dims, broadcast,
+// cmpi) rather than the loaded tile being moved.
+// CHECK-LABEL: func.func @index_masks_follow_data
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[T:.*]] = tile.load %{{.*}} : tensor<64x128xf32, #[[L:.*]]>
+// CHECK: tile.iota : tensor<64xi32, #{{.*}}>
+// CHECK: tile.broadcast %{{.*}} -> tensor<64x128xi32, #[[L]]>
+// CHECK: %[[M:.*]] = arith.cmpi slt, %{{.*}} : tensor<64x128xi32, #[[L]]>
+// CHECK: arith.select %[[M]], %[[T]], %{{.*}} : tensor<64x128xi1, #[[L]]>, tensor<64x128xf32, #[[L]]>
+// CHECK-NOT: tile.convert_layout
+func.func @index_masks_follow_data(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c8 = arith.constant 8 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %zf = arith.constant 0.0 : f32
+  %v = tile.make_view %x[%c64, %c128] strides[%c128, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%c0, %c0] : tensor<64x128xf32>
+  %i = tile.iota : tensor<64xi32>
+  %ie = tile.expand_dims %i at 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ib = tile.broadcast %ie : tensor<64x1xi32> -> tensor<64x128xi32>
+  %bound = tile.splat %c8 : tensor<64x128xi32>
+  %m = arith.cmpi slt, %ib, %bound : tensor<64x128xi32>
+  %z = tile.splat %zf : tensor<64x128xf32>
+  %r = arith.select %m, %t, %z : tensor<64x128xi1>, tensor<64x128xf32>
+  tile.store %r, %v[%c0, %c0] : tensor<64x128xf32>
   return
 }

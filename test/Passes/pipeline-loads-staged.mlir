@@ -114,3 +114,33 @@ func.func @register_operands(%a: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %
   tile.store %acc, %vy[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
   return
 }
+
+// -----
+
+// tile.ring_bytes caps a kernel's rings: 48 KiB hold three stages of A
+// (16 KiB each) but not two of A and B, so A takes the ring (loads in
+// program order go first) and B stays a load in the loop.
+// CHECK-LABEL: func.func @ring_cap
+// CHECK: tile.alloc_shared : !tile.smem<3x128x64xbf16
+// CHECK-NOT: tile.alloc_shared : !tile.smem<{{[0-9]+}}x128x64xbf16
+// CHECK: scf.for
+// CHECK: tile.load %{{.*}} -> tensor<128x64xbf16
+// CHECK: tile.dot
+func.func @ring_cap(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32, tile.ring_bytes = 49152 : i64} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %va = tile.make_view %a[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %vb = tile.make_view %b[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %kk = %c0 to %k step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+    %ta = tile.load %va[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tb = tile.load %vb[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tbt = tile.transpose %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tbt, %acc : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %vy = tile.make_view %y[%m, %m] strides[%m, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  tile.store %acc, %vy[%c0, %c0] : tensor<128x128xf32>, !tile.view<?x?xf32>
+  return
+}

@@ -92,6 +92,54 @@ func.func @body_stores(%a: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel} {
 
 // -----
 
+// A store through a tile.noalias argument that no load of the body reads
+// through cannot change what the loads read: the loads move ahead of it.
+// CHECK-LABEL: func.func @body_stores_apart
+// CHECK: tile.load
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[T:.*]] = %{{.*}})
+// CHECK: %[[NEXT:.*]] = tile.load
+// CHECK: tile.dot %[[T]], %[[T]]
+// CHECK: tile.store
+// CHECK: scf.yield %{{.*}}, %[[NEXT]]
+func.func @body_stores_apart(%a: !tile.ptr<bf16>, %o: !tile.ptr<bf16> {tile.noalias}, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %w = tile.make_view %o[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %t = tile.load %v[%i, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+    %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    tile.store %t, %w[%c0, %i] : tensor<64x64xbf16>, !tile.view<?x?xbf16>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// The promise covers other arguments only: a store through a tile.noalias
+// argument that a load of the body also reads through keeps the loop as
+// it is.
+// CHECK-LABEL: func.func @noalias_read_too
+// CHECK: scf.for %[[IV:[a-z0-9_]+]] = %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<64x64xf32>)
+// CHECK-NEXT: tile.load %{{.*}}[%[[IV]], %{{.*}}]
+func.func @noalias_read_too(%a: !tile.ptr<bf16> {tile.noalias}, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
+    %t = tile.load %v[%i, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+    %d = tile.dot %t, %t, %acc : tensor<64x64xbf16>, tensor<64x64xbf16> -> tensor<64x64xf32>
+    tile.store %t, %v[%c0, %i] : tensor<64x64xbf16>, !tile.view<?x?xbf16>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  return
+}
+
+// -----
+
 // Loads that feed no dot (a reduction loop) stay where they are, and so do
 // loads whose offsets depend on another loop-carried value.
 // CHECK-LABEL: func.func @no_dot
