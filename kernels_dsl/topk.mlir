@@ -1,6 +1,9 @@
 // Top-k kernels. runtime/topk.cc picks one path per (batch, n, k)
 // (ChooseTopKStrategy; docs/runtime.md "Top-k strategies"):
-//   topk_rows_w64/w256/w1024  several whole short rows per program
+//   topk_rows_w64/w256/w1024, _w64_r8/_w256_r1/_w1024_r1
+//                             whole short rows sorted, many or few rows
+//   topk_rows_max_w64/w256/w1024
+//                             k = 1 on short rows, several per program
 //   top1_f32                  k = 1, rows of at most 4096 columns
 //   topk_split_f32            k <= 64, rows split into parts of 4096
 //   topk_f32                  one program per row, k <= 2048
@@ -1404,17 +1407,35 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
 }
 
 // Many short rows (n <= W): R rows of W columns per program, each row
-// sorted whole as W elements (signed-order key << 32 | column; columns
-// past n are the smallest key, below every float) and its first k stored
-// (the outputs' extent k masks the rest). Any k <= n. The runtime picks the
-// narrowest instance with W >= n and launches ceil(batch / R) programs.
+// sorted whole as W elements (signed-order key << 32 | ~column) and its
+// first k stored (the outputs' extent k masks the rest). Any k <= n. The
+// runtime picks the narrowest width with W >= n and launches ceil(batch /
+// R) programs.
+//
+// Columns past n load as -inf (pad) and carry the complement of their
+// column, as every element does: among equal keys the lower column ranks
+// first, so a padding slot ranks below any real -inf of the row and is
+// never among its first n. The tile keeps the layout of its load
+// (tile-assign-layouts follows the first operand that is not an iota or a
+// splat), which sets how the sort runs:
+// - warps along the rows only (R >= num_warps, W a multiple of 4 * 32 or
+//   within one warp): every row sorts inside one warp, in-thread pairs and
+//   shuffles, no barrier (topk_rows_w64, _w256, _w1024);
+// - one row over all warps (R = 1, W / 4 elements per warp, at most 256
+//   element-steps per thread): shuffles within warps and one barrier per
+//   stage across them, for few rows (topk_rows_w256_r1, _w1024_r1).
+// A key tile whose layout came from the column iota (1 x 32 lanes, warps
+// along the row) instead took the scratch network: a loop over the
+// log2(W) (log2(W) + 1) / 2 stages, each a barrier and R * W / 512 pairs
+// per thread compared and swapped through shared memory one after another.
 
 !rows64 = tensor<64x64xi64, #tile.sym<[R, W]>>
 !rows32 = tensor<64x64xi32, #tile.sym<[R, W]>>
 !rowsF = tensor<64x64xf32, #tile.sym<[R, W]>>
 !rows1 = tensor<64x64xi1, #tile.sym<[R, W]>>
 !rowCols = tensor<64xi32, #tile.sym<[W]>>
-!rowCols2 = tensor<1x64xi32, #tile.sym<[1, W]>>
+!rowLow = tensor<64xi64, #tile.sym<[W]>>
+!rowLow2 = tensor<1x64xi64, #tile.sym<[1, W]>>
 
 func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                      %indices: !tile.ptr<i64>, %batch: i32, %n: i32,
@@ -1423,13 +1444,16 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 tile.params = {R = 64 : i32, W = 64 : i32},
                 tile.instances = {
                   topk_rows_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_w64_r8 = {R = 8 : i32, W = 64 : i32},
                   topk_rows_w256 = {R = 16 : i32, W = 256 : i32},
-                  topk_rows_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
+                  topk_rows_w256_r1 = {R = 1 : i32, W = 256 : i32},
+                  topk_rows_w1024 = {R = 8 : i32, W = 1024 : i32},
+                  topk_rows_w1024_r1 = {R = 1 : i32, W = 1024 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
-  %kmin = arith.constant -2147483648 : i32
   %kmax = arith.constant 2147483647 : i32
+  %ones = arith.constant -1 : i32
   %l32 = arith.constant 32 : i64
   %R = tile.param "R" : i32
   %pid = tile.program_id x
@@ -1441,30 +1465,30 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
       : !tile.ptr<i64> -> !tile.view<?x?xi64>
-  %t = tile.load %in[%r0, %c0] : !rowsF
-  %ci = tile.iota : !rowCols
-  %ce = tile.expand_dims %ci at 0 : !rowCols -> !rowCols2
-  %cols = tile.broadcast %ce : !rowCols2 -> !rows32
-  %nT = tile.splat %n : !rows32
-  %valid = arith.cmpi slt, %cols, %nT : !rows32
+  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
   // Signed-order key: negatives flip all bits but the sign; NaN is the
-  // largest key, as torch orders it; past the row, the smallest.
+  // largest key, as torch orders it.
   %c31T = tile.splat %c31 : !rows32
   %c1T = tile.splat %c1 : !rows32
-  %signT = tile.splat %kmin : !rows32
   %maxKeyT = tile.splat %kmax : !rows32
   %bits = arith.bitcast %t : !rowsF to !rows32
   %sign = arith.shrsi %bits, %c31T : !rows32
   %magnitude = arith.shrui %sign, %c1T : !rows32
   %ordered = arith.xori %bits, %magnitude : !rows32
   %nan = arith.cmpf uno, %t, %t : !rowsF
-  %keyN = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
-  %key = arith.select %valid, %keyN, %signT : !rows1, !rows32
+  %key = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
   %key64 = arith.extsi %key : !rows32 to !rows64
   %l32T = tile.splat %l32 : !rows64
   %high = arith.shli %key64, %l32T : !rows64
-  %col64 = arith.extui %cols : !rows32 to !rows64
-  %packed = arith.ori %high, %col64 : !rows64
+  // ~column on one row of W, then broadcast: moved to the key tile's
+  // layout as one row, not as R rows.
+  %ci = tile.iota : !rowCols
+  %onesW = tile.splat %ones : !rowCols
+  %notCols = arith.xori %ci, %onesW : !rowCols
+  %low1 = arith.extui %notCols : !rowCols to !rowLow
+  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
+  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %packed = arith.ori %high, %low : !rows64
   %sorted = tile.sort %packed along 1 descending : !rows64
   // Key back to float bits (the mapping is its own inverse).
   %sh = arith.shrui %sorted, %l32T : !rows64
@@ -1474,9 +1498,89 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %vbits = arith.xori %sk, %kmag : !rows32
   %v = arith.bitcast %vbits : !rows32 to !rowsF
   %sc = arith.trunci %sorted : !rows64 to !rows32
-  %si = arith.extui %sc : !rows32 to !rows64
+  %onesT = tile.splat %ones : !rows32
+  %col = arith.xori %sc, %onesT : !rows32
+  %si = arith.extui %col : !rows32 to !rows64
   tile.store %v, %outV[%r0, %c0] : !rowsF
   tile.store %si, %outI[%r0, %c0] : !rows64
+  return
+}
+
+// k = 1 on short rows (n <= W): R rows of W columns per program, one max
+// reduction of (key << 32 | ~column) along each row, padding as in
+// topk_rows (the lowest column wins a tie). A sort would take log2(W)
+// (log2(W) + 1) / 2 network stages for one element per row; the
+// reduction is log2 of the row's lanes in shuffles and, where warps share
+// a row, one exchange through shared memory.
+
+!maxRows = tensor<64xi64, #tile.sym<[R]>>
+!maxRows32 = tensor<64xi32, #tile.sym<[R]>>
+!maxRowsF = tensor<64xf32, #tile.sym<[R]>>
+
+func.func @topk_rows_max(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                         %indices: !tile.ptr<i64>, %batch: i32, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {R = 64 : i32, W = 64 : i32},
+                tile.instances = {
+                  topk_rows_max_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_max_w256 = {R = 16 : i32, W = 256 : i32},
+                  topk_rows_max_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %ones = arith.constant -1 : i32
+  %l32 = arith.constant 32 : i64
+  %R = tile.param "R" : i32
+  %pid = tile.program_id x
+  %r0 = arith.muli %pid, %R : i32
+  // 2-D views address in 64 bits: batch * n may pass 2^31.
+  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %outI = tile.make_view %indices[%batch] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  // The signed-order key of topk_rows; NaN largest.
+  %c31T = tile.splat %c31 : !rows32
+  %c1T = tile.splat %c1 : !rows32
+  %maxKeyT = tile.splat %kmax : !rows32
+  %bits = arith.bitcast %t : !rowsF to !rows32
+  %sign = arith.shrsi %bits, %c31T : !rows32
+  %magnitude = arith.shrui %sign, %c1T : !rows32
+  %ordered = arith.xori %bits, %magnitude : !rows32
+  %nan = arith.cmpf uno, %t, %t : !rowsF
+  %key = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
+  %key64 = arith.extsi %key : !rows32 to !rows64
+  %l32T = tile.splat %l32 : !rows64
+  %high = arith.shli %key64, %l32T : !rows64
+  // ~column on one row of W, then broadcast: moved to the key tile's
+  // layout as one row, not as R rows.
+  %ci = tile.iota : !rowCols
+  %onesW = tile.splat %ones : !rowCols
+  %notCols = arith.xori %ci, %onesW : !rowCols
+  %low1 = arith.extui %notCols : !rowCols to !rowLow
+  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
+  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %packed = arith.ori %high, %low : !rows64
+  %best = tile.reduce max %packed along 1 : !rows64 -> !maxRows
+  // Key back to float bits (the mapping is its own inverse).
+  %l32R = tile.splat %l32 : !maxRows
+  %c31R = tile.splat %c31 : !maxRows32
+  %c1R = tile.splat %c1 : !maxRows32
+  %onesR = tile.splat %ones : !maxRows32
+  %sh = arith.shrui %best, %l32R : !maxRows
+  %sk = arith.trunci %sh : !maxRows to !maxRows32
+  %ksign = arith.shrsi %sk, %c31R : !maxRows32
+  %kmag = arith.shrui %ksign, %c1R : !maxRows32
+  %vbits = arith.xori %sk, %kmag : !maxRows32
+  %v = arith.bitcast %vbits : !maxRows32 to !maxRowsF
+  %sc = arith.trunci %best : !maxRows to !maxRows32
+  %col = arith.xori %sc, %onesR : !maxRows32
+  %si = arith.extui %col : !maxRows32 to !maxRows
+  tile.store %v, %outV[%r0] : !maxRowsF
+  tile.store %si, %outI[%r0] : !maxRows
   return
 }
 
