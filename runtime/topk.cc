@@ -38,21 +38,33 @@ constexpr int kMaxCandidates = 4096;
 constexpr int kSplitMaxK = 64;
 // top1_f32: columns per program.
 constexpr int kTop1MaxN = 4096;
-// topk_rows: its instances, narrowest first: R rows of W columns per
-// program.
+// topk_rows: its instances per width, narrowest first: R rows of W columns
+// per program. The wide ones (one row per warp or several) serve many rows;
+// the few-rows ones spread one row (W = 64: eight) over a program, so that
+// few rows still run on many warps. topk_rows_max: k = 1, the same widths.
 struct RowsInstance {
   const char *name;
   int rows, width;
 };
 constexpr RowsInstance kRowsInstances[] = {{"topk_rows_w64", 64, 64},
                                            {"topk_rows_w256", 16, 256},
-                                           {"topk_rows_w1024", 4, 1024}};
+                                           {"topk_rows_w1024", 8, 1024}};
+constexpr RowsInstance kRowsFewInstances[] = {{"topk_rows_w64_r8", 8, 64},
+                                              {"topk_rows_w256_r1", 1, 256},
+                                              {"topk_rows_w1024_r1", 1, 1024}};
+constexpr RowsInstance kRowsMaxInstances[] = {{"topk_rows_max_w64", 64, 64},
+                                              {"topk_rows_max_w256", 16, 256},
+                                              {"topk_rows_max_w1024", 4, 1024}};
 constexpr int kRowsMaxN = 1024;
-const RowsInstance &RowsInstanceFor(int n) {
-  for (const RowsInstance &instance : kRowsInstances)
+// The wide instances take over from the few-rows ones at this many of
+// their programs (about two per SM of an H200; to be measured).
+constexpr int64_t kRowsWidePrograms = 256;
+const RowsInstance &RowsInstanceFor(const RowsInstance (&instances)[3],
+                                    int64_t n) {
+  for (const RowsInstance &instance : instances)
     if (n <= instance.width)
       return instance;
-  return kRowsInstances[2];
+  return instances[2];
 }
 // topk_f32: the widest sort tile (slots per row).
 constexpr int kRowMaxK = 2048;
@@ -319,9 +331,17 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
 
 TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
   const int64_t parts = (n + kPartLen - 1) / kPartLen;
-  // Short rows (n <= 1024), any k: several whole rows sorted per program.
-  if (n <= kRowsMaxN)
+  if (n <= kRowsMaxN) {
+    // Short rows, k = 1: a max reduction, several rows per program.
+    if (k == 1)
+      return TopKStrategy::kTop1;
+    // Short rows, any other k: whole rows sorted, one per program (eight
+    // for n <= 64) until the wide instance has enough programs.
+    const RowsInstance &wide = RowsInstanceFor(kRowsInstances, n);
+    if (batch < kRowsWidePrograms * wide.rows)
+      return TopKStrategy::kRowsFew;
     return TopKStrategy::kRows;
+  }
   // Rows of one part and k = 1: the maximum, a small kernel of its own.
   if (k == 1 && n <= kTop1MaxN)
     return TopKStrategy::kTop1;
@@ -342,6 +362,8 @@ const char *TopKStrategyName(TopKStrategy strategy) {
   switch (strategy) {
   case TopKStrategy::kRows:
     return "rows";
+  case TopKStrategy::kRowsFew:
+    return "rows_few";
   case TopKStrategy::kTop1:
     return "top1";
   case TopKStrategy::kSplit:
@@ -388,8 +410,15 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
   auto *idx = static_cast<int64_t *>(const_cast<void *>(indices.data));
   const int parts = (n + kPartLen - 1) / kPartLen;
   const TopKStrategy strategy = ChooseTopKStrategy(batch, n, k);
-  const RowsInstance &rows = RowsInstanceFor(n);
-  const char *name = strategy == TopKStrategy::kRows       ? rows.name
+  // Rows of at most kRowsMaxN columns: an instance of topk_rows or (k = 1)
+  // topk_rows_max for the width, launched over ceil(batch / R) programs.
+  const bool shortRows = n <= kRowsMaxN;
+  const RowsInstance &rows =
+      RowsInstanceFor(strategy == TopKStrategy::kTop1      ? kRowsMaxInstances
+                      : strategy == TopKStrategy::kRowsFew ? kRowsFewInstances
+                                                           : kRowsInstances,
+                      n);
+  const char *name = shortRows                             ? rows.name
                      : strategy == TopKStrategy::kTop1     ? kTop1KernelName
                      : strategy == TopKStrategy::kSplit    ? kSplitKernelName
                      : strategy == TopKStrategy::kRow      ? kKernelName
@@ -415,12 +444,15 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
     return TopKLarge(*device, in, batch, n, int(k), out, idx, stream);
   if (name == kSplitKernelName)
     return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
-  if (strategy == TopKStrategy::kRows) {
+  if (shortRows) {
     const Dim3 grid = {uint32_t((batch + rows.rows - 1) / rows.rows), 1, 1};
     const KernelArg args[] = {KernelArg::Ptr(in),  KernelArg::Ptr(out),
                               KernelArg::Ptr(idx), KernelArg::I32(batch),
                               KernelArg::I32(n),   KernelArg::I32(int(k))};
-    return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
+    // topk_rows_max takes no k (it is 1).
+    const size_t count = strategy == TopKStrategy::kTop1 ? 5 : 6;
+    return (*kernel)->Launch(grid, absl::MakeConstSpan(args, count), stream,
+                             PointerCheck::kSkip);
   }
   const Dim3 grid = {uint32_t(batch), 1, 1};
   if (name == kTop1KernelName) {

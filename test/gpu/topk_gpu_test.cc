@@ -39,7 +39,8 @@ struct Case {
     kConstant,
     kSignedZeros,
     kDenormals,
-    kRandInt
+    kRandInt,
+    kNegInf
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -102,6 +103,16 @@ std::vector<float> MakeInput(const Case &c) {
       for (int i = 0; i < c.n; ++i)
         row[i] = float(int(rng() % 100000) - 50000);
       break;
+    case Case::kNegInf: {
+      // About half the row -inf, which ties with the -inf padding of short
+      // rows (every fourth row all -inf), one NaN, the rest normal.
+      const float inf = std::numeric_limits<float>::infinity();
+      for (int i = 0; i < c.n; ++i)
+        row[i] = r % 4 == 3 || rng() % 2 ? -inf : normal(rng);
+      if (r % 4 != 3)
+        row[rng() % c.n] = std::numeric_limits<float>::quiet_NaN();
+      break;
+    }
     case Case::kSpecials: {
       const float inf = std::numeric_limits<float>::infinity();
       const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -245,6 +256,40 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rows_w1024_n257", 9, 257, 256, Case::kRandn, 1.0f},
         Case{"rows_w1024_n1024", 7, 1024, 1000, Case::kSpecials, 1.0f},
         Case{"rows_many", 16384, 100, 8, Case::kRandn, 1.0f},
+        // Short rows, k = 1: topk_rows_max per width (n 64 / 65, 256 /
+        // 257, 1024), then top1_f32 from n = 1025; -inf ties with the
+        // padding.
+        Case{"rows_max_w64_n64", 1000, 64, 1, Case::kSpecials, 1.0f},
+        Case{"rows_max_w256_n65", 33, 65, 1, Case::kNegInf, 1.0f},
+        Case{"rows_max_w256_n256", 17, 256, 1, Case::kFewValues, 1.0f},
+        Case{"rows_max_w1024_n257", 5, 257, 1, Case::kNegInf, 1.0f},
+        Case{"rows_max_w1024_n1024", 4099, 1024, 1, Case::kSpecials, 1.0f},
+        Case{"rows_max_one_row", 1, 1000, 1, Case::kRandn, 1.0f},
+        Case{"rows_max_constant", 9, 300, 1, Case::kConstant, -2.0f},
+        // Short rows, k >= 2, few rows: topk_rows_w64_r8 (n <= 64) and
+        // one row per program (topk_rows_w256_r1, topk_rows_w1024_r1),
+        // k = 2 beside k = 1, k = n with -inf among the padding.
+        Case{"rows_few_n2", 9, 2, 2, Case::kSpecials, 1.0f},
+        Case{"rows_few_k2", 3, 64, 2, Case::kSpecials, 1.0f},
+        Case{"rows_few_w64_tail", 13, 63, 63, Case::kNegInf, 1.0f},
+        Case{"rows_few_w64_one_row", 1, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_few_w256_n65", 2, 65, 65, Case::kNegInf, 1.0f},
+        Case{"rows_few_w256_k64", 1, 200, 64, Case::kFewValues, 1.0f},
+        Case{"rows_few_w1024_n257", 1, 257, 257, Case::kNegInf, 1.0f},
+        Case{"rows_few_w1024_k8", 4, 1000, 8, Case::kRandn, 1.0f},
+        Case{"rows_few_w1024_k1000", 1, 1000, 1000, Case::kSpecials, 1.0f},
+        Case{"rows_few_w1024_zeros", 3, 1024, 700, Case::kSignedZeros, 1.0f},
+        // The batch where the wide instances take over (256 of their
+        // programs: 16384, 4096 and 2048 rows), just below and at it.
+        Case{"rows_few_w64_b16383", 16383, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_w64_b16384", 16384, 64, 64, Case::kNegInf, 1.0f},
+        Case{"rows_few_w256_b4095", 4095, 256, 256, Case::kSpecials, 1.0f},
+        Case{"rows_w256_b4096", 4096, 256, 100, Case::kNegInf, 1.0f},
+        Case{"rows_few_w1024_b2047", 2047, 1024, 64, Case::kRandn, 1.0f},
+        Case{"rows_w1024_b2048", 2048, 1000, 1000, Case::kNegInf, 1.0f},
+        Case{"rows_w1024_tail", 2053, 700, 300, Case::kFewValues, 1.0f},
+        Case{"rows_w1024_n257", 2050, 257, 2, Case::kSpecials, 1.0f},
+        Case{"split_k2_n1025", 3, 1025, 2, Case::kNegInf, 1.0f},
         Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
         Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},
         Case{"row_n1025", 7, 1025, 1025, Case::kRandn, 1.0f},

@@ -2,6 +2,8 @@
 // every threshold, without a GPU.
 #include "runtime/topk.h"
 
+#include <algorithm>
+
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -11,13 +13,36 @@ TopKStrategy Choose(int64_t batch, int64_t n, int64_t k) {
   return ChooseTopKStrategy(batch, n, k);
 }
 
-TEST(TopKStrategyTest, ShortRowsAreSortedWholeForAnyK) {
-  for (int64_t n : {1, 37, 64, 65, 256, 257, 1000, 1024})
-    for (int64_t k : {int64_t{1}, (n + 1) / 2, n}) {
+TEST(TopKStrategyTest, ShortRowsAreSortedWholeForKAboveOne) {
+  for (int64_t n : {2, 37, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {int64_t{2}, std::max<int64_t>(2, (n + 1) / 2), n}) {
       SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
       EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRows);
-      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRows);
+      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRowsFew);
     }
+}
+
+TEST(TopKStrategyTest, ShortRowsOfKOneTakeTheMax) {
+  for (int64_t n : {1, 37, 64, 65, 256, 257, 1000, 1024}) {
+    SCOPED_TRACE(testing::Message() << "n " << n);
+    EXPECT_EQ(Choose(1, n, 1), TopKStrategy::kTop1);
+    EXPECT_EQ(Choose(16384, n, 1), TopKStrategy::kTop1);
+  }
+}
+
+TEST(TopKStrategyTest, FewShortRowsUntilTheWideInstanceFillsTheDevice) {
+  // 256 programs of the wide instance: 64, 16 and 8 rows each.
+  EXPECT_EQ(Choose(16383, 64, 8), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(16384, 64, 8), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(4095, 65, 8), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(4096, 65, 8), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(4095, 256, 256), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(4096, 256, 256), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2047, 257, 2), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(2048, 257, 2), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2047, 1024, 1024), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(2048, 1024, 1024), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2048, 1025, 2), TopKStrategy::kSplit);
 }
 
 TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
@@ -47,6 +72,7 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
 
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kTop1), "top1");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kSplit), "split");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kLongRows), "long_rows");
