@@ -189,8 +189,8 @@ int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
                void *indices, void *stream);
 
 /* The name of the path tilec_topk takes for a shape ("rows", "rows_few",
- * "top1", "split", "long_rows", "row", "large_k"; see docs/runtime.md), without
- * touching the device. A static string. */
+ * "rows_select", "top1", "split", "long_rows", "row", "large_k"; see
+ * docs/runtime.md), without touching the device. A static string. */
 const char *tilec_topk_strategy(int64_t batch, int64_t n, int64_t k);
 
 /* Waits for all work in the current context. */

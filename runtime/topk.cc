@@ -41,7 +41,9 @@ constexpr int kTop1MaxN = 4096;
 // topk_rows: its instances per width, narrowest first: R rows of W columns
 // per program. The wide ones (one row per warp or several) serve many rows;
 // the few-rows ones spread one row (W = 64: eight) over a program, so that
-// few rows still run on many warps. topk_rows_max: k = 1, the same widths.
+// few rows still run on many warps. topk_rows_select: 2 <= k <=
+// kRowsSelectMaxK, k rounds of a row maximum on the same layouts;
+// topk_rows_max: k = 1.
 struct RowsInstance {
   const char *name;
   int rows, width;
@@ -52,10 +54,22 @@ constexpr RowsInstance kRowsInstances[] = {{"topk_rows_w64", 64, 64},
 constexpr RowsInstance kRowsFewInstances[] = {{"topk_rows_w64_r8", 8, 64},
                                               {"topk_rows_w256_r1", 1, 256},
                                               {"topk_rows_w1024_r1", 1, 1024}};
+constexpr RowsInstance kRowsSelectInstances[] = {
+    {"topk_rows_select_w64", 64, 64},
+    {"topk_rows_select_w256", 16, 256},
+    {"topk_rows_select_w1024", 8, 1024}};
+constexpr RowsInstance kRowsSelectFewInstances[] = {
+    {"topk_rows_select_w64_r8", 8, 64},
+    {"topk_rows_select_w256_r1", 1, 256},
+    {"topk_rows_select_w1024_r1", 1, 1024}};
 constexpr RowsInstance kRowsMaxInstances[] = {{"topk_rows_max_w64", 64, 64},
                                               {"topk_rows_max_w256", 16, 256},
                                               {"topk_rows_max_w1024", 4, 1024}};
 constexpr int kRowsMaxN = 1024;
+// The largest k of topk_rows_select: a round costs about 1/100 of a
+// 1024-column sort (1/20 of a 64-column one) in instructions, but rounds
+// run one after another (to be measured).
+constexpr int64_t kRowsSelectMaxK = 8;
 // The wide instances take over from the few-rows ones at this many of
 // their programs (about two per SM of an H200; to be measured).
 constexpr int64_t kRowsWidePrograms = 256;
@@ -65,6 +79,11 @@ const RowsInstance &RowsInstanceFor(const RowsInstance (&instances)[3],
     if (n <= instance.width)
       return instance;
   return instances[2];
+}
+// Whether `batch` short rows of n columns take the few-rows instances:
+// fewer than kRowsWidePrograms programs of the wide one.
+bool FewShortRows(int64_t batch, int64_t n) {
+  return batch < kRowsWidePrograms * RowsInstanceFor(kRowsInstances, n).rows;
 }
 // topk_f32: the widest sort tile (slots per row).
 constexpr int kRowMaxK = 2048;
@@ -335,12 +354,13 @@ TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
     // Short rows, k = 1: a max reduction, several rows per program.
     if (k == 1)
       return TopKStrategy::kTop1;
-    // Short rows, any other k: whole rows sorted, one per program (eight
-    // for n <= 64) until the wide instance has enough programs.
-    const RowsInstance &wide = RowsInstanceFor(kRowsInstances, n);
-    if (batch < kRowsWidePrograms * wide.rows)
-      return TopKStrategy::kRowsFew;
-    return TopKStrategy::kRows;
+    // Small k: k rounds of a row maximum (instances as below).
+    if (k <= kRowsSelectMaxK)
+      return TopKStrategy::kRowsSelect;
+    // Any other k: whole rows sorted, one per program (eight for n <= 64)
+    // until the wide instance has enough programs.
+    return FewShortRows(batch, n) ? TopKStrategy::kRowsFew
+                                  : TopKStrategy::kRows;
   }
   // Rows of one part and k = 1: the maximum, a small kernel of its own.
   if (k == 1 && n <= kTop1MaxN)
@@ -364,6 +384,8 @@ const char *TopKStrategyName(TopKStrategy strategy) {
     return "rows";
   case TopKStrategy::kRowsFew:
     return "rows_few";
+  case TopKStrategy::kRowsSelect:
+    return "rows_select";
   case TopKStrategy::kTop1:
     return "top1";
   case TopKStrategy::kSplit:
@@ -410,13 +432,16 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
   auto *idx = static_cast<int64_t *>(const_cast<void *>(indices.data));
   const int parts = (n + kPartLen - 1) / kPartLen;
   const TopKStrategy strategy = ChooseTopKStrategy(batch, n, k);
-  // Rows of at most kRowsMaxN columns: an instance of topk_rows or (k = 1)
-  // topk_rows_max for the width, launched over ceil(batch / R) programs.
+  // Rows of at most kRowsMaxN columns: an instance of topk_rows,
+  // topk_rows_select or (k = 1) topk_rows_max for the width and batch,
+  // launched over ceil(batch / R) programs.
   const bool shortRows = n <= kRowsMaxN;
   const RowsInstance &rows =
       RowsInstanceFor(strategy == TopKStrategy::kTop1      ? kRowsMaxInstances
                       : strategy == TopKStrategy::kRowsFew ? kRowsFewInstances
-                                                           : kRowsInstances,
+                      : strategy == TopKStrategy::kRows    ? kRowsInstances
+                      : FewShortRows(batch, n) ? kRowsSelectFewInstances
+                                               : kRowsSelectInstances,
                       n);
   const char *name = shortRows                             ? rows.name
                      : strategy == TopKStrategy::kTop1     ? kTop1KernelName

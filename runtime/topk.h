@@ -17,11 +17,13 @@ namespace tilec {
 // - kTop1: k = 1 and n <= 4096: one max reduction per row (top1_f32; for
 //   n <= 1024 topk_rows_max_w64 / w256 / w1024, R = 64 / 16 / 4 rows per
 //   program).
-// - kRowsFew: n <= 1024, k >= 2, fewer rows than 256 programs of kRows
+// - kRowsSelect: n <= 1024, 2 <= k <= 8: k rounds of a row maximum
+//   (topk_rows_select_*, the instances of kRowsFew or kRows by batch).
+// - kRowsFew: n <= 1024, k > 8, fewer rows than 256 programs of kRows
 //   take: each row sorted whole, one per program spread over its warps
 //   (topk_rows_w256_r1 / w1024_r1; eight per program for n <= 64,
 //   topk_rows_w64_r8).
-// - kRows: n <= 1024, k >= 2, more rows: R whole rows of W >= n columns
+// - kRows: n <= 1024, k > 8, more rows: R whole rows of W >= n columns
 //   per program, each sorted within a warp (topk_rows_w64 / w256 / w1024:
 //   R = 64 / 16 / 8).
 // - kSplit: k <= 64 and ceil(n / 4096) * k <= 4096: each row split into
@@ -39,6 +41,7 @@ namespace tilec {
 enum class TopKStrategy {
   kRows,
   kRowsFew,
+  kRowsSelect,
   kTop1,
   kSplit,
   kLongRows,

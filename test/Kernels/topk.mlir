@@ -81,6 +81,15 @@
 // CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry topk_rows_max_w256(
 // CHECK-LABEL: .entry topk_rows_max_w64(
+// Small k: a loop of row maxima, each stored as one column of the output.
+// CHECK-LABEL: .entry topk_rows_select_w1024(
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_rows_select_w1024_r1(
+// CHECK-LABEL: .entry topk_rows_select_w256(
+// CHECK-LABEL: .entry topk_rows_select_w256_r1(
+// CHECK-LABEL: .entry topk_rows_select_w64(
+// CHECK-LABEL: .entry topk_rows_select_w64_r8(
 
 // Barriers of the short-row sorts: none per network stage within a warp
 // (the two move the row of column numbers into the key tile's layout);
@@ -103,6 +112,25 @@
 // ROWS-COUNT-2: bar.sync
 // ROWS-NOT: bar.sync
 // ROWS-LABEL: .entry topk_rows_max_w1024(
+// A round of topk_rows_select within a warp needs no barrier; across the
+// warps of a one-row program, two (the exchange of the warps' maxima).
+// ROWS-LABEL: .entry topk_rows_select_w1024(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w1024_r1(
+// ROWS-COUNT-4: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w256(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w256_r1(
+// ROWS-LABEL: .entry topk_rows_select_w64(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w64_r8(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_hist_f32(
 
 // Few long rows: each program's histogram added to the row's (global
 // atomics, one bin per thread), and one atomic reserving a chunk's slots.
@@ -121,6 +149,7 @@
 // META: "name": "topk_rows_w1024"
 // META: "name": "topk_rows_w1024_r1"
 // META: "name": "topk_rows_max_w1024"
+// META: "name": "topk_rows_select_w1024"
 // META: "name": "topk_hist_f32"
 // META: "name": "pass"
 // META: "name": "partLen"

@@ -266,29 +266,44 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rows_max_w1024_n1024", 4099, 1024, 1, Case::kSpecials, 1.0f},
         Case{"rows_max_one_row", 1, 1000, 1, Case::kRandn, 1.0f},
         Case{"rows_max_constant", 9, 300, 1, Case::kConstant, -2.0f},
-        // Short rows, k >= 2, few rows: topk_rows_w64_r8 (n <= 64) and
-        // one row per program (topk_rows_w256_r1, topk_rows_w1024_r1),
-        // k = 2 beside k = 1, k = n with -inf among the padding.
-        Case{"rows_few_n2", 9, 2, 2, Case::kSpecials, 1.0f},
-        Case{"rows_few_k2", 3, 64, 2, Case::kSpecials, 1.0f},
+        // Short rows, 2 <= k <= 8: k rounds of a row maximum
+        // (topk_rows_select_*, few-rows instances below the wide ones'
+        // batch, wide ones from it), k = n with -inf among the padding.
+        Case{"rows_select_n2", 9, 2, 2, Case::kSpecials, 1.0f},
+        Case{"rows_select_k2", 3, 64, 2, Case::kSpecials, 1.0f},
+        Case{"rows_select_k_equals_n", 7, 8, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_ties", 5, 100, 8, Case::kFewValues, 1.0f},
+        Case{"rows_select_constant", 3, 77, 6, Case::kConstant, 1.5f},
+        Case{"rows_select_w256_r1", 2, 200, 7, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_r1", 4, 1000, 8, Case::kRandn, 1.0f},
+        Case{"rows_select_neg_inf", 6, 300, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_w64_b16383", 16383, 64, 3, Case::kSpecials, 1.0f},
+        Case{"rows_select_w64_b16384", 16384, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_select_w256_b4096", 4096, 200, 5, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_b2047", 2047, 1000, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_b2048", 2048, 1024, 8, Case::kSpecials, 1.0f},
+        // Short rows, k > 8, few rows: topk_rows_w64_r8 (n <= 64) and one
+        // row per program (topk_rows_w256_r1, topk_rows_w1024_r1); k = 9
+        // beside k = 8, k = n with -inf among the padding.
+        Case{"rows_few_k9", 3, 100, 9, Case::kSpecials, 1.0f},
         Case{"rows_few_w64_tail", 13, 63, 63, Case::kNegInf, 1.0f},
-        Case{"rows_few_w64_one_row", 1, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_few_w64_one_row", 1, 64, 9, Case::kRandn, 1.0f},
         Case{"rows_few_w256_n65", 2, 65, 65, Case::kNegInf, 1.0f},
         Case{"rows_few_w256_k64", 1, 200, 64, Case::kFewValues, 1.0f},
         Case{"rows_few_w1024_n257", 1, 257, 257, Case::kNegInf, 1.0f},
-        Case{"rows_few_w1024_k8", 4, 1000, 8, Case::kRandn, 1.0f},
+        Case{"rows_few_w1024_k64", 4, 1000, 64, Case::kRandn, 1.0f},
         Case{"rows_few_w1024_k1000", 1, 1000, 1000, Case::kSpecials, 1.0f},
         Case{"rows_few_w1024_zeros", 3, 1024, 700, Case::kSignedZeros, 1.0f},
         // The batch where the wide instances take over (256 of their
         // programs: 16384, 4096 and 2048 rows), just below and at it.
-        Case{"rows_few_w64_b16383", 16383, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_few_w64_b16383", 16383, 64, 9, Case::kRandn, 1.0f},
         Case{"rows_w64_b16384", 16384, 64, 64, Case::kNegInf, 1.0f},
         Case{"rows_few_w256_b4095", 4095, 256, 256, Case::kSpecials, 1.0f},
         Case{"rows_w256_b4096", 4096, 256, 100, Case::kNegInf, 1.0f},
         Case{"rows_few_w1024_b2047", 2047, 1024, 64, Case::kRandn, 1.0f},
         Case{"rows_w1024_b2048", 2048, 1000, 1000, Case::kNegInf, 1.0f},
         Case{"rows_w1024_tail", 2053, 700, 300, Case::kFewValues, 1.0f},
-        Case{"rows_w1024_n257", 2050, 257, 2, Case::kSpecials, 1.0f},
+        Case{"rows_w1024_n257_b2050", 2050, 257, 9, Case::kSpecials, 1.0f},
         Case{"split_k2_n1025", 3, 1025, 2, Case::kNegInf, 1.0f},
         Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
         Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},

@@ -13,13 +13,27 @@ TopKStrategy Choose(int64_t batch, int64_t n, int64_t k) {
   return ChooseTopKStrategy(batch, n, k);
 }
 
-TEST(TopKStrategyTest, ShortRowsAreSortedWholeForKAboveOne) {
-  for (int64_t n : {2, 37, 64, 65, 256, 257, 1000, 1024})
-    for (int64_t k : {int64_t{2}, std::max<int64_t>(2, (n + 1) / 2), n}) {
+TEST(TopKStrategyTest, ShortRowsAreSortedWholeForKAboveEight) {
+  for (int64_t n : {9, 37, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {int64_t{9}, std::max<int64_t>(9, (n + 1) / 2), n}) {
       SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
       EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRows);
       EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRowsFew);
     }
+}
+
+TEST(TopKStrategyTest, ShortRowsOfSmallKAreSelectedByRounds) {
+  for (int64_t n : {2, 8, 9, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {2, 5, 8}) {
+      if (k > n)
+        continue;
+      SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
+      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRowsSelect);
+      EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRowsSelect);
+    }
+  EXPECT_EQ(Choose(3, 100, 8), TopKStrategy::kRowsSelect);
+  EXPECT_EQ(Choose(3, 100, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(3, 1025, 8), TopKStrategy::kSplit);
 }
 
 TEST(TopKStrategyTest, ShortRowsOfKOneTakeTheMax) {
@@ -32,17 +46,17 @@ TEST(TopKStrategyTest, ShortRowsOfKOneTakeTheMax) {
 
 TEST(TopKStrategyTest, FewShortRowsUntilTheWideInstanceFillsTheDevice) {
   // 256 programs of the wide instance: 64, 16 and 8 rows each.
-  EXPECT_EQ(Choose(16383, 64, 8), TopKStrategy::kRowsFew);
-  EXPECT_EQ(Choose(16384, 64, 8), TopKStrategy::kRows);
-  EXPECT_EQ(Choose(4095, 65, 8), TopKStrategy::kRowsFew);
-  EXPECT_EQ(Choose(4096, 65, 8), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(16383, 64, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(16384, 64, 9), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(4095, 65, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(4096, 65, 9), TopKStrategy::kRows);
   EXPECT_EQ(Choose(4095, 256, 256), TopKStrategy::kRowsFew);
   EXPECT_EQ(Choose(4096, 256, 256), TopKStrategy::kRows);
-  EXPECT_EQ(Choose(2047, 257, 2), TopKStrategy::kRowsFew);
-  EXPECT_EQ(Choose(2048, 257, 2), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2047, 257, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(2048, 257, 9), TopKStrategy::kRows);
   EXPECT_EQ(Choose(2047, 1024, 1024), TopKStrategy::kRowsFew);
   EXPECT_EQ(Choose(2048, 1024, 1024), TopKStrategy::kRows);
-  EXPECT_EQ(Choose(2048, 1025, 2), TopKStrategy::kSplit);
+  EXPECT_EQ(Choose(2048, 1025, 9), TopKStrategy::kSplit);
 }
 
 TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
@@ -73,6 +87,7 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsSelect), "rows_select");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kTop1), "top1");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kSplit), "split");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kLongRows), "long_rows");
