@@ -33,11 +33,16 @@
 // 3. Collect: elements above `thr`, then the first `need` equal to it, are
 //    compacted by a prefix sum into a tile of P >= k slots, which a bitonic
 //    sort orders; the first k are stored. P is 64 for k <= 64 (the common
-//    case; a short sort), 2048 otherwise.
+//    case; a short sort), 2048 otherwise. The slots hold (key, column);
+//    values are the keys mapped back.
+// A row is latency-bound (five passes of dependent 4096-column steps), so
+// rows in flight matter more than registers: at most 128 per thread (no
+// spills) lets two programs share an SM, against one at ptxas's 180.
 
 func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                     %indices: !tile.ptr<i64>, %batch: i32, %n: i32, %k: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 128 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
@@ -48,6 +53,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c64 = arith.constant 64 : i32
   %cm1 = arith.constant -1 : i32
   %c255 = arith.constant 255 : i32
+  %c31 = arith.constant 31 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
   %zerof = arith.constant 0.0 : f32
@@ -146,12 +152,11 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   scf.if %short {
     %initK = tile.splat %kmin : tensor<64xi32>
     %initI = tile.splat %c0 : tensor<64xi32>
-    %initV = tile.splat %zerof : tensor<64xf32>
     // Slots: elements above the threshold first, then the needed equal ones;
     // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:5 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI, %av = %initV)
-        -> (i32, i32, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>) : i32 {
+    %got:4 = scf.for %j = %c0 to %n step %chunk
+        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+        -> (i32, i32, tensor<64xi32>, tensor<64xi32>) : i32 {
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -189,19 +194,25 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
       %ni = tile.scatter %cols into %ai[%pos] mask %take
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
-      %nv = tile.scatter %t into %av[%pos] mask %take
-          : tensor<4096xf32>, tensor<4096xi32> -> tensor<64xf32>
       %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
       %chunkGt = arith.andi %chunkCounts, %low16 : i32
       %chunkEq = arith.shrui %chunkCounts, %c16 : i32
       %ng = arith.addi %gOff, %chunkGt : i32
       %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni, %nv
-          : i32, i32, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>
+      scf.yield %ng, %ne, %nk, %ni
+          : i32, i32, tensor<64xi32>, tensor<64xi32>
     }
-    // Signed order of the flipped keys is the float order.
-    %sk, %si, %sv = tile.sort %got#2, %got#3, %got#4 along 0 descending
-        : tensor<64xi32>, tensor<64xi32>, tensor<64xf32>
+    // Signed order of the flipped keys is the float order; the value is
+    // the key mapped back (its own inverse; NaN comes back as a NaN), not
+    // a third array carried through the collection and the sort.
+    %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+        : tensor<64xi32>, tensor<64xi32>
+    %c31S = tile.splat %c31 : tensor<64xi32>
+    %c1S = tile.splat %c1 : tensor<64xi32>
+    %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
+    %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<64xi32>
+    %sv = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
     %slot = tile.iota : tensor<64xi32>
     %kT = tile.splat %k : tensor<64xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
@@ -211,12 +222,11 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   } else {
     %initK = tile.splat %kmin : tensor<2048xi32>
     %initI = tile.splat %c0 : tensor<2048xi32>
-    %initV = tile.splat %zerof : tensor<2048xf32>
     // Slots: elements above the threshold first, then the needed equal ones;
     // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:5 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI, %av = %initV)
-        -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>) : i32 {
+    %got:4 = scf.for %j = %c0 to %n step %chunk
+        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+        -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -254,19 +264,25 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
       %ni = tile.scatter %cols into %ai[%pos] mask %take
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-      %nv = tile.scatter %t into %av[%pos] mask %take
-          : tensor<4096xf32>, tensor<4096xi32> -> tensor<2048xf32>
       %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
       %chunkGt = arith.andi %chunkCounts, %low16 : i32
       %chunkEq = arith.shrui %chunkCounts, %c16 : i32
       %ng = arith.addi %gOff, %chunkGt : i32
       %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni, %nv
-          : i32, i32, tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>
+      scf.yield %ng, %ne, %nk, %ni
+          : i32, i32, tensor<2048xi32>, tensor<2048xi32>
     }
-    // Signed order of the flipped keys is the float order.
-    %sk, %si, %sv = tile.sort %got#2, %got#3, %got#4 along 0 descending
-        : tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>
+    // Signed order of the flipped keys is the float order; the value is
+    // the key mapped back (its own inverse; NaN comes back as a NaN), not
+    // a third array carried through the collection and the sort.
+    %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+        : tensor<2048xi32>, tensor<2048xi32>
+    %c31S = tile.splat %c31 : tensor<2048xi32>
+    %c1S = tile.splat %c1 : tensor<2048xi32>
+    %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
+    %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
+    %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
     %slot = tile.iota : tensor<2048xi32>
     %kT = tile.splat %k : tensor<2048xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>

@@ -305,6 +305,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rows_w1024_tail", 2053, 700, 300, Case::kFewValues, 1.0f},
         Case{"rows_w1024_n257_b2050", 2050, 257, 9, Case::kSpecials, 1.0f},
         Case{"split_k2_n1025", 3, 1025, 2, Case::kNegInf, 1.0f},
+        // The one-program-per-row kernel (topk_f32) maps values back from
+        // the keys: NaN, +-inf, -0 and -inf rows through its 2048 slots.
+        Case{"row_specials", 4, 5000, 300, Case::kSpecials, 1.0f},
+        Case{"row_neg_inf_k2048", 3, 5000, 2048, Case::kNegInf, 1.0f},
         Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
         Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},
         Case{"row_n1025", 7, 1025, 1025, Case::kRandn, 1.0f},
@@ -368,6 +372,9 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Big, TopKGpuTest,
     ::testing::Values(
+        // The 64 slots of topk_f32 (k <= 64 beyond the split path's 4096
+        // candidates, more rows than the long-rows path takes), specials.
+        Case{"row_k64_specials", 257, 4096 * 64 + 1, 64, Case::kSpecials, 1.0f},
         // k = 16384 of rows of a million columns (the long-rows path).
         Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
         // More rows than one large-k launch takes (65535); rows around the

@@ -69,6 +69,7 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(64, 8192, 65), TopKStrategy::kRow);
   EXPECT_EQ(Choose(1, 4096 * 64, 64), TopKStrategy::kSplit);
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kRow);
   EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
   // Few long rows: n >= 65536 and batch <= 256, any k.
   EXPECT_EQ(Choose(2, 65535, 100), TopKStrategy::kRow);
