@@ -33,7 +33,7 @@
 // 3. Collect: elements above `thr`, then the first `need` equal to it, are
 //    compacted by a prefix sum into a tile of P >= k slots, which a bitonic
 //    sort orders; the first k are stored. P is 64 for k <= 64 (the common
-//    case; a short sort), 2048 otherwise. The slots hold (key, column);
+//    case; a short sort), 256 for k <= 256, 2048 otherwise. The slots hold (key, column);
 //    values are the keys mapped back.
 // A row is latency-bound (five passes of dependent 4096-column steps), so
 // rows in flight matter more than registers: at most 128 per thread (no
@@ -51,6 +51,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c24 = arith.constant 24 : i32
   %c32 = arith.constant 32 : i32
   %c64 = arith.constant 64 : i32
+  %c256 = arith.constant 256 : i32
   %cm1 = arith.constant -1 : i32
   %c255 = arith.constant 255 : i32
   %c31 = arith.constant 31 : i32
@@ -220,75 +221,151 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>
     tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>
   } else {
-    %initK = tile.splat %kmin : tensor<2048xi32>
-    %initI = tile.splat %c0 : tensor<2048xi32>
-    // Slots: elements above the threshold first, then the needed equal ones;
-    // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:4 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
-        -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
-        %jT = tile.splat %j : tensor<4096xi32>
-        %cols = arith.addi %lane, %jT : tensor<4096xi32>
-        %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-        %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-        %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-        %flip = arith.select %neg, %onesT, %signT
-            : tensor<4096xi1>, tensor<4096xi32>
-        %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-        %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-        %key = arith.select %nan, %onesT, %ordered
-            : tensor<4096xi1>, tensor<4096xi32>
-      %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
-      %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
-      %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
-      %eq = arith.andi %valid, %isEq : tensor<4096xi1>
-      %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-      %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-      %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-      %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-      %gOffT = tile.splat %gOff : tensor<4096xi32>
-      %eOffT = tile.splat %eOff : tensor<4096xi32>
-      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
-      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
-      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
-      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
-      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-      %skey = arith.xori %key, %signT : tensor<4096xi32>
-      %nk = tile.scatter %skey into %ak[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-      %ni = tile.scatter %cols into %ai[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
-      %chunkGt = arith.andi %chunkCounts, %low16 : i32
-      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
-      %ng = arith.addi %gOff, %chunkGt : i32
-      %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni
-          : i32, i32, tensor<2048xi32>, tensor<2048xi32>
+    // 65 <= k <= 256: 256 slots, one per thread, which tile.sort orders on
+    // the registers (36 stages, 6 across warps) rather than the 2048
+    // slots' network in shared memory (66 stages, each a barrier).
+    %mid = arith.cmpi sle, %k, %c256 : i32
+    scf.if %mid {
+      %initK = tile.splat %kmin : tensor<256xi32>
+      %initI = tile.splat %c0 : tensor<256xi32>
+      // Slots: elements above the threshold first, then the needed equal ones;
+      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+      %got:4 = scf.for %j = %c0 to %n step %chunk
+          iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+          -> (i32, i32, tensor<256xi32>, tensor<256xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %cols = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+          %flip = arith.select %neg, %onesT, %signT
+              : tensor<4096xi1>, tensor<4096xi32>
+          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+          %key = arith.select %nan, %onesT, %ordered
+              : tensor<4096xi1>, tensor<4096xi32>
+        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+        %gOffT = tile.splat %gOff : tensor<4096xi32>
+        %eOffT = tile.splat %eOff : tensor<4096xi32>
+        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+        %skey = arith.xori %key, %signT : tensor<4096xi32>
+        %nk = tile.scatter %skey into %ak[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+        %ni = tile.scatter %cols into %ai[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkGt = arith.andi %chunkCounts, %low16 : i32
+        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+        %ng = arith.addi %gOff, %chunkGt : i32
+        %ne = arith.addi %eOff, %chunkEq : i32
+        scf.yield %ng, %ne, %nk, %ni
+            : i32, i32, tensor<256xi32>, tensor<256xi32>
+      }
+      // Signed order of the flipped keys is the float order; the value is
+      // the key mapped back (its own inverse; NaN comes back as a NaN), not
+      // a third array carried through the collection and the sort.
+      %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+          : tensor<256xi32>, tensor<256xi32>
+      %c31S = tile.splat %c31 : tensor<256xi32>
+      %c1S = tile.splat %c1 : tensor<256xi32>
+      %ksign = arith.shrsi %sk, %c31S : tensor<256xi32>
+      %kmag = arith.shrui %ksign, %c1S : tensor<256xi32>
+      %vbits = arith.xori %sk, %kmag : tensor<256xi32>
+      %sv = arith.bitcast %vbits : tensor<256xi32> to tensor<256xf32>
+      %slot = tile.iota : tensor<256xi32>
+      %kT = tile.splat %k : tensor<256xi32>
+      %keep = arith.cmpi slt, %slot, %kT : tensor<256xi32>
+      %si64 = arith.extui %si : tensor<256xi32> to tensor<256xi64>
+      tile.store %sv, %outV[%c0] mask %keep : tensor<256xf32>
+      tile.store %si64, %outI[%c0] mask %keep : tensor<256xi64>
+    } else {
+      %initK = tile.splat %kmin : tensor<2048xi32>
+      %initI = tile.splat %c0 : tensor<2048xi32>
+      // Slots: elements above the threshold first, then the needed equal ones;
+      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+      %got:4 = scf.for %j = %c0 to %n step %chunk
+          iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+          -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %cols = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+          %flip = arith.select %neg, %onesT, %signT
+              : tensor<4096xi1>, tensor<4096xi32>
+          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+          %key = arith.select %nan, %onesT, %ordered
+              : tensor<4096xi1>, tensor<4096xi32>
+        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+        %gOffT = tile.splat %gOff : tensor<4096xi32>
+        %eOffT = tile.splat %eOff : tensor<4096xi32>
+        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+        %skey = arith.xori %key, %signT : tensor<4096xi32>
+        %nk = tile.scatter %skey into %ak[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+        %ni = tile.scatter %cols into %ai[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkGt = arith.andi %chunkCounts, %low16 : i32
+        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+        %ng = arith.addi %gOff, %chunkGt : i32
+        %ne = arith.addi %eOff, %chunkEq : i32
+        scf.yield %ng, %ne, %nk, %ni
+            : i32, i32, tensor<2048xi32>, tensor<2048xi32>
+      }
+      // Signed order of the flipped keys is the float order; the value is
+      // the key mapped back (its own inverse; NaN comes back as a NaN), not
+      // a third array carried through the collection and the sort.
+      %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+          : tensor<2048xi32>, tensor<2048xi32>
+      %c31S = tile.splat %c31 : tensor<2048xi32>
+      %c1S = tile.splat %c1 : tensor<2048xi32>
+      %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
+      %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
+      %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
+      %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
+      %slot = tile.iota : tensor<2048xi32>
+      %kT = tile.splat %k : tensor<2048xi32>
+      %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
+      %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
+      tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
+      tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
     }
-    // Signed order of the flipped keys is the float order; the value is
-    // the key mapped back (its own inverse; NaN comes back as a NaN), not
-    // a third array carried through the collection and the sort.
-    %sk, %si = tile.sort %got#2, %got#3 along 0 descending
-        : tensor<2048xi32>, tensor<2048xi32>
-    %c31S = tile.splat %c31 : tensor<2048xi32>
-    %c1S = tile.splat %c1 : tensor<2048xi32>
-    %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
-    %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
-    %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
-    %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
-    %slot = tile.iota : tensor<2048xi32>
-    %kT = tile.splat %k : tensor<2048xi32>
-    %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
-    %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-    tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
-    tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
   }
   return
 }

@@ -308,6 +308,11 @@ INSTANTIATE_TEST_SUITE_P(
         // The one-program-per-row kernel (topk_f32) maps values back from
         // the keys: NaN, +-inf, -0 and -inf rows through its 2048 slots.
         Case{"row_specials", 4, 5000, 300, Case::kSpecials, 1.0f},
+        // Its 256 slots (65 <= k <= 256), at both ends and beyond.
+        Case{"row_k256_specials", 4, 5000, 256, Case::kSpecials, 1.0f},
+        Case{"row_k200_neg_inf", 3, 5000, 200, Case::kNegInf, 1.0f},
+        Case{"row_k256_ties", 3, 9000, 256, Case::kFewValues, 1.0f},
+        Case{"row_k257", 3, 9000, 257, Case::kRandn, 1.0f},
         Case{"row_neg_inf_k2048", 3, 5000, 2048, Case::kNegInf, 1.0f},
         Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
         Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},
