@@ -1515,10 +1515,13 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
 // splat), which sets how the sort runs:
 // - warps along the rows only (R >= num_warps, W a multiple of 4 * 32 or
 //   within one warp): every row sorts inside one warp, in-thread pairs and
-//   shuffles, no barrier (topk_rows_w64, _w256, _w1024);
+//   shuffles, no barrier (topk_rows_w64, _w64_r8, _w256);
 // - one row over all warps (R = 1, W / 4 elements per warp, at most 256
 //   element-steps per thread): shuffles within warps and one barrier per
-//   stage across them, for few rows (topk_rows_w256_r1, _w1024_r1).
+//   stage across them (topk_rows_w256_r1 for few rows, _w1024_r1 for any
+//   number: a 1024-column row per warp, 32 keys per thread, unrolls into
+//   16k instructions that take ptxas, and so the driver's JIT, about 2 s,
+//   for about as many instructions per row as the one-row program).
 // A key tile whose layout came from the column iota (1 x 32 lanes, warps
 // along the row) instead took the scratch network: a loop over the
 // log2(W) (log2(W) + 1) / 2 stages, each a barrier and R * W / 512 pairs
@@ -1542,7 +1545,6 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                   topk_rows_w64_r8 = {R = 8 : i32, W = 64 : i32},
                   topk_rows_w256 = {R = 16 : i32, W = 256 : i32},
                   topk_rows_w256_r1 = {R = 1 : i32, W = 256 : i32},
-                  topk_rows_w1024 = {R = 8 : i32, W = 1024 : i32},
                   topk_rows_w1024_r1 = {R = 1 : i32, W = 1024 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -48,9 +48,12 @@ struct RowsInstance {
   const char *name;
   int rows, width;
 };
+// W = 1024 sorts one row per program at any batch (kernels_dsl/topk.mlir:
+// its row-per-warp instance costs seconds of JIT for no fewer
+// instructions).
 constexpr RowsInstance kRowsInstances[] = {{"topk_rows_w64", 64, 64},
                                            {"topk_rows_w256", 16, 256},
-                                           {"topk_rows_w1024", 8, 1024}};
+                                           {"topk_rows_w1024_r1", 1, 1024}};
 constexpr RowsInstance kRowsFewInstances[] = {{"topk_rows_w64_r8", 8, 64},
                                               {"topk_rows_w256_r1", 1, 256},
                                               {"topk_rows_w1024_r1", 1, 1024}};
@@ -81,9 +84,11 @@ const RowsInstance &RowsInstanceFor(const RowsInstance (&instances)[3],
   return instances[2];
 }
 // Whether `batch` short rows of n columns take the few-rows instances:
-// fewer than kRowsWidePrograms programs of the wide one.
+// fewer than kRowsWidePrograms programs of the wide one (R = 64 / 16 / 8
+// rows, those of topk_rows_select).
 bool FewShortRows(int64_t batch, int64_t n) {
-  return batch < kRowsWidePrograms * RowsInstanceFor(kRowsInstances, n).rows;
+  return batch <
+         kRowsWidePrograms * RowsInstanceFor(kRowsSelectInstances, n).rows;
 }
 // topk_f32: the widest sort tile (slots per row).
 constexpr int kRowMaxK = 2048;

@@ -23,9 +23,9 @@ namespace tilec {
 //   take: each row sorted whole, one per program spread over its warps
 //   (topk_rows_w256_r1 / w1024_r1; eight per program for n <= 64,
 //   topk_rows_w64_r8).
-// - kRows: n <= 1024, k > 8, more rows: R whole rows of W >= n columns
-//   per program, each sorted within a warp (topk_rows_w64 / w256 / w1024:
-//   R = 64 / 16 / 8).
+// - kRows: n <= 1024, k > 8, more rows (256 programs of R = 64 / 16 / 8):
+//   R whole rows of W >= n columns per program, each sorted within a warp
+//   (topk_rows_w64 / w256, R = 64 / 16); n > 256 keeps topk_rows_w1024_r1.
 // - kSplit: k <= 64 and ceil(n / 4096) * k <= 4096: each row split into
 //   parts of 4096 columns, one program each, the parts' candidates merged
 //   by the last to finish or inside a cluster (topk_split_f32).

@@ -64,14 +64,13 @@
 // CHECK-DAG: setp.gt.s64
 // CHECK-DAG: st.global.b32
 
-// Whole short rows sorted in registers, per width: the wide instances
-// within a warp (shuffles), the few-rows ones across warps too; k = 1 a
-// max reduction.
-// CHECK-LABEL: .entry topk_rows_w1024(
+// Whole short rows sorted in registers, per width: rows within a warp
+// (shuffles) or, one row per program, across warps too; k = 1 a max
+// reduction.
+// CHECK-LABEL: .entry topk_rows_w1024_r1(
 // CHECK-DAG: setp.nan.f32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: st.global.b32
-// CHECK-LABEL: .entry topk_rows_w1024_r1(
 // CHECK-LABEL: .entry topk_rows_w256(
 // CHECK-LABEL: .entry topk_rows_w256_r1(
 // CHECK-LABEL: .entry topk_rows_w64(
@@ -94,10 +93,8 @@
 // Barriers of the short-row sorts: none per network stage within a warp
 // (the two move the row of column numbers into the key tile's layout);
 // across the warps of a one-row program, one per stage whose pairs lie on
-// two warps (6 of 55 for 1024 columns) and one before the first.
-// ROWS-LABEL: .entry topk_rows_w1024(
-// ROWS-COUNT-2: bar.sync
-// ROWS-NOT: bar.sync
+// two warps (6 of 55 for 1024 columns), one before the first and the two
+// of the column row.
 // ROWS-LABEL: .entry topk_rows_w1024_r1(
 // ROWS-COUNT-9: bar.sync
 // ROWS-NOT: bar.sync
@@ -146,7 +143,6 @@
 // META: "name": "topk_sort_chunks"
 // META: "name": "topk_merge_f32"
 // META: "name": "steps"
-// META: "name": "topk_rows_w1024"
 // META: "name": "topk_rows_w1024_r1"
 // META: "name": "topk_rows_max_w1024"
 // META: "name": "topk_rows_select_w1024"
