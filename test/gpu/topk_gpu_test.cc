@@ -325,8 +325,17 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"row_k65", 5, 9000, 65, Case::kRandn, 1.0f},
         Case{"split_candidates_4096", 1, 4096 * 64, 64, Case::kRandn, 1.0f},
         Case{"long_candidates_4160", 1, 4096 * 64 + 1, 64, Case::kRandn, 1.0f},
-        // row | long rows: n = 65535 | 65536, batch = 256 | 257.
-        Case{"row_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
+        // row | long rows: n = 31999 | 32000, batch = 256 | 257; k above
+        // 2048 (large_k below n = 32000); n = 65535 | 65536 (the earlier
+        // threshold).
+        Case{"row_n31999", 2, 31999, 100, Case::kRandn, 1.0f},
+        Case{"long_n32000", 2, 32000, 100, Case::kSpecials, 1.0f},
+        Case{"long_n32000_k2048", 3, 32000, 2048, Case::kNegInf, 1.0f},
+        Case{"long_batch256_n32000", 256, 32000, 256, Case::kFewValues, 1.0f},
+        Case{"row_batch257_n32000", 257, 32000, 256, Case::kRandn, 1.0f},
+        Case{"large_k3000_n31999", 2, 31999, 3000, Case::kRandn, 1.0f},
+        Case{"long_k3000_n32000", 2, 32000, 3000, Case::kSpecials, 1.0f},
+        Case{"long_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
         Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
         Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
         Case{"row_batch257", 257, 65536, 300, Case::kRandn, 1.0f},

@@ -71,9 +71,13 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kRow);
   EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
-  // Few long rows: n >= 65536 and batch <= 256, any k.
-  EXPECT_EQ(Choose(2, 65535, 100), TopKStrategy::kRow);
-  EXPECT_EQ(Choose(2, 65536, 100), TopKStrategy::kLongRows);
+  // Few long rows: n >= 32000 and batch <= 256, any k.
+  EXPECT_EQ(Choose(2, 31999, 100), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(2, 32000, 100), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(256, 32000, 300), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 32000, 300), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1, 31999, 16384), TopKStrategy::kLargeK);
+  EXPECT_EQ(Choose(1, 32000, 16384), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(256, 131072, 1024), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(257, 131072, 1024), TopKStrategy::kRow);
   EXPECT_EQ(Choose(1, 1000000, 16384), TopKStrategy::kLongRows);
