@@ -30,7 +30,7 @@ namespace tilec {
 //   parts of 4096 columns, one program each, the parts' candidates merged
 //   by the last to finish or inside a cluster (topk_split_f32).
 // - kRow: k <= 2048: one program per row, radix select, compaction into
-//   64 or 2048 register slots, bitonic sort (topk_f32).
+//   64, 256 or 2048 register slots, bitonic sort (topk_f32).
 // - kLongRows: n >= 32000 and batch <= 256 (beyond kTop1 and kSplit), any
 //   k: the radix select split over programs (topk_hist_f32 per digit, the
 //   rows' histograms merged by global atomics), the survivors compacted
