@@ -1376,8 +1376,12 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
 
 // Sorts each chunk of 2048 slots of every row of `work` (batch, k),
 // descending; slots past k read as the smallest element and stay unwritten.
+// The sort runs on the registers (8 keys per thread, tile.sort's exchange
+// network); capped at 96 registers it takes 80 on sm_80 to sm_100a, three
+// programs per SM (uncapped, ptxas for sm_80 spilled 8 bytes).
 func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 96 : i32} {
   %c1 = arith.constant 1 : i32
   %slice = arith.constant 2048 : i32
   %part = tile.program_id x
