@@ -1520,12 +1520,13 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
 // - warps along the rows only (R >= num_warps, W a multiple of 4 * 32 or
 //   within one warp): every row sorts inside one warp, in-thread pairs and
 //   shuffles, no barrier (topk_rows_w64, _w64_r8, _w256);
-// - one row over all warps (R = 1, W / 4 elements per warp, at most 256
-//   element-steps per thread): shuffles within warps and one barrier per
-//   stage across them (topk_rows_w256_r1 for few rows, _w1024_r1 for any
-//   number: a 1024-column row per warp, 32 keys per thread, unrolls into
-//   16k instructions that take ptxas, and so the driver's JIT, about 2 s,
-//   for about as many instructions per row as the one-row program).
+// - one row over all warps (R = 1, W / 4 elements per warp, within
+//   tile.sort's bound on unrolled element-steps per thread): shuffles
+//   within warps and one barrier per stage across them (topk_rows_w256_r1
+//   for few rows, _w1024_r1 for any number: a 1024-column row per warp,
+//   32 keys per thread, unrolls into 16k instructions that take ptxas, and
+//   so the driver's JIT, about 2 s, for about as many instructions per row
+//   as the one-row program).
 // A key tile whose layout came from the column iota (1 x 32 lanes, warps
 // along the row) instead took the scratch network: a loop over the
 // log2(W) (log2(W) + 1) / 2 stages, each a barrier and R * W / 512 pairs
