@@ -1,6 +1,11 @@
 // Top-k kernels. runtime/topk.cc picks one path per (batch, n, k)
 // (ChooseTopKStrategy; docs/runtime.md "Top-k strategies"):
-//   topk_rows_w64/w256/w1024  several whole short rows per program
+//   topk_rows_w64/w256/w1024, _w64_r8/_w256_r1/_w1024_r1
+//                             whole short rows sorted, many or few rows
+//   topk_rows_select_*        2 <= k <= 8 on short rows: k row maxima,
+//                             the layouts of topk_rows
+//   topk_rows_max_w64/w256/w1024
+//                             k = 1 on short rows, several per program
 //   top1_f32                  k = 1, rows of at most 4096 columns
 //   topk_split_f32            k <= 64, rows split into parts of 4096
 //   topk_f32                  one program per row, k <= 2048
@@ -28,11 +33,16 @@
 // 3. Collect: elements above `thr`, then the first `need` equal to it, are
 //    compacted by a prefix sum into a tile of P >= k slots, which a bitonic
 //    sort orders; the first k are stored. P is 64 for k <= 64 (the common
-//    case; a short sort), 2048 otherwise.
+//    case; a short sort), 256 for k <= 256, 2048 otherwise. The slots hold (key, column);
+//    values are the keys mapped back.
+// A row is latency-bound (five passes of dependent 4096-column steps), so
+// rows in flight matter more than registers: at most 128 per thread (no
+// spills) lets two programs share an SM, against one at ptxas's 180.
 
 func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                     %indices: !tile.ptr<i64>, %batch: i32, %n: i32, %k: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 128 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
@@ -41,8 +51,10 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c24 = arith.constant 24 : i32
   %c32 = arith.constant 32 : i32
   %c64 = arith.constant 64 : i32
+  %c256 = arith.constant 256 : i32
   %cm1 = arith.constant -1 : i32
   %c255 = arith.constant 255 : i32
+  %c31 = arith.constant 31 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
   %zerof = arith.constant 0.0 : f32
@@ -141,12 +153,11 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   scf.if %short {
     %initK = tile.splat %kmin : tensor<64xi32>
     %initI = tile.splat %c0 : tensor<64xi32>
-    %initV = tile.splat %zerof : tensor<64xf32>
     // Slots: elements above the threshold first, then the needed equal ones;
     // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:5 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI, %av = %initV)
-        -> (i32, i32, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>) : i32 {
+    %got:4 = scf.for %j = %c0 to %n step %chunk
+        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+        -> (i32, i32, tensor<64xi32>, tensor<64xi32>) : i32 {
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -184,19 +195,25 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
       %ni = tile.scatter %cols into %ai[%pos] mask %take
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
-      %nv = tile.scatter %t into %av[%pos] mask %take
-          : tensor<4096xf32>, tensor<4096xi32> -> tensor<64xf32>
       %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
       %chunkGt = arith.andi %chunkCounts, %low16 : i32
       %chunkEq = arith.shrui %chunkCounts, %c16 : i32
       %ng = arith.addi %gOff, %chunkGt : i32
       %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni, %nv
-          : i32, i32, tensor<64xi32>, tensor<64xi32>, tensor<64xf32>
+      scf.yield %ng, %ne, %nk, %ni
+          : i32, i32, tensor<64xi32>, tensor<64xi32>
     }
-    // Signed order of the flipped keys is the float order.
-    %sk, %si, %sv = tile.sort %got#2, %got#3, %got#4 along 0 descending
-        : tensor<64xi32>, tensor<64xi32>, tensor<64xf32>
+    // Signed order of the flipped keys is the float order; the value is
+    // the key mapped back (its own inverse; NaN comes back as a NaN), not
+    // a third array carried through the collection and the sort.
+    %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+        : tensor<64xi32>, tensor<64xi32>
+    %c31S = tile.splat %c31 : tensor<64xi32>
+    %c1S = tile.splat %c1 : tensor<64xi32>
+    %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
+    %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<64xi32>
+    %sv = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
     %slot = tile.iota : tensor<64xi32>
     %kT = tile.splat %k : tensor<64xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
@@ -204,70 +221,151 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>
     tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>
   } else {
-    %initK = tile.splat %kmin : tensor<2048xi32>
-    %initI = tile.splat %c0 : tensor<2048xi32>
-    %initV = tile.splat %zerof : tensor<2048xf32>
-    // Slots: elements above the threshold first, then the needed equal ones;
-    // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:5 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI, %av = %initV)
-        -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>) : i32 {
-        %jT = tile.splat %j : tensor<4096xi32>
-        %cols = arith.addi %lane, %jT : tensor<4096xi32>
-        %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-        %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-        %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-        %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-        %flip = arith.select %neg, %onesT, %signT
-            : tensor<4096xi1>, tensor<4096xi32>
-        %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-        %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-        %key = arith.select %nan, %onesT, %ordered
-            : tensor<4096xi1>, tensor<4096xi32>
-      %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
-      %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
-      %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
-      %eq = arith.andi %valid, %isEq : tensor<4096xi1>
-      %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-      %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-      %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-      %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-      %gOffT = tile.splat %gOff : tensor<4096xi32>
-      %eOffT = tile.splat %eOff : tensor<4096xi32>
-      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
-      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
-      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
-      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
-      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-      %skey = arith.xori %key, %signT : tensor<4096xi32>
-      %nk = tile.scatter %skey into %ak[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-      %ni = tile.scatter %cols into %ai[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-      %nv = tile.scatter %t into %av[%pos] mask %take
-          : tensor<4096xf32>, tensor<4096xi32> -> tensor<2048xf32>
-      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
-      %chunkGt = arith.andi %chunkCounts, %low16 : i32
-      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
-      %ng = arith.addi %gOff, %chunkGt : i32
-      %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni, %nv
-          : i32, i32, tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>
+    // 65 <= k <= 256: 256 slots, one per thread, which tile.sort orders on
+    // the registers (36 stages, 6 across warps) rather than the 2048
+    // slots' network in shared memory (66 stages, each a barrier).
+    %mid = arith.cmpi sle, %k, %c256 : i32
+    scf.if %mid {
+      %initK = tile.splat %kmin : tensor<256xi32>
+      %initI = tile.splat %c0 : tensor<256xi32>
+      // Slots: elements above the threshold first, then the needed equal ones;
+      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+      %got:4 = scf.for %j = %c0 to %n step %chunk
+          iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+          -> (i32, i32, tensor<256xi32>, tensor<256xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %cols = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+          %flip = arith.select %neg, %onesT, %signT
+              : tensor<4096xi1>, tensor<4096xi32>
+          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+          %key = arith.select %nan, %onesT, %ordered
+              : tensor<4096xi1>, tensor<4096xi32>
+        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+        %gOffT = tile.splat %gOff : tensor<4096xi32>
+        %eOffT = tile.splat %eOff : tensor<4096xi32>
+        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+        %skey = arith.xori %key, %signT : tensor<4096xi32>
+        %nk = tile.scatter %skey into %ak[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+        %ni = tile.scatter %cols into %ai[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkGt = arith.andi %chunkCounts, %low16 : i32
+        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+        %ng = arith.addi %gOff, %chunkGt : i32
+        %ne = arith.addi %eOff, %chunkEq : i32
+        scf.yield %ng, %ne, %nk, %ni
+            : i32, i32, tensor<256xi32>, tensor<256xi32>
+      }
+      // Signed order of the flipped keys is the float order; the value is
+      // the key mapped back (its own inverse; NaN comes back as a NaN), not
+      // a third array carried through the collection and the sort.
+      %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+          : tensor<256xi32>, tensor<256xi32>
+      %c31S = tile.splat %c31 : tensor<256xi32>
+      %c1S = tile.splat %c1 : tensor<256xi32>
+      %ksign = arith.shrsi %sk, %c31S : tensor<256xi32>
+      %kmag = arith.shrui %ksign, %c1S : tensor<256xi32>
+      %vbits = arith.xori %sk, %kmag : tensor<256xi32>
+      %sv = arith.bitcast %vbits : tensor<256xi32> to tensor<256xf32>
+      %slot = tile.iota : tensor<256xi32>
+      %kT = tile.splat %k : tensor<256xi32>
+      %keep = arith.cmpi slt, %slot, %kT : tensor<256xi32>
+      %si64 = arith.extui %si : tensor<256xi32> to tensor<256xi64>
+      tile.store %sv, %outV[%c0] mask %keep : tensor<256xf32>
+      tile.store %si64, %outI[%c0] mask %keep : tensor<256xi64>
+    } else {
+      %initK = tile.splat %kmin : tensor<2048xi32>
+      %initI = tile.splat %c0 : tensor<2048xi32>
+      // Slots: elements above the threshold first, then the needed equal ones;
+      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+      %got:4 = scf.for %j = %c0 to %n step %chunk
+          iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+          -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %cols = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+          %flip = arith.select %neg, %onesT, %signT
+              : tensor<4096xi1>, tensor<4096xi32>
+          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+          %key = arith.select %nan, %onesT, %ordered
+              : tensor<4096xi1>, tensor<4096xi32>
+        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+        %gOffT = tile.splat %gOff : tensor<4096xi32>
+        %eOffT = tile.splat %eOff : tensor<4096xi32>
+        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+        %skey = arith.xori %key, %signT : tensor<4096xi32>
+        %nk = tile.scatter %skey into %ak[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+        %ni = tile.scatter %cols into %ai[%pos] mask %take
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkGt = arith.andi %chunkCounts, %low16 : i32
+        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+        %ng = arith.addi %gOff, %chunkGt : i32
+        %ne = arith.addi %eOff, %chunkEq : i32
+        scf.yield %ng, %ne, %nk, %ni
+            : i32, i32, tensor<2048xi32>, tensor<2048xi32>
+      }
+      // Signed order of the flipped keys is the float order; the value is
+      // the key mapped back (its own inverse; NaN comes back as a NaN), not
+      // a third array carried through the collection and the sort.
+      %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+          : tensor<2048xi32>, tensor<2048xi32>
+      %c31S = tile.splat %c31 : tensor<2048xi32>
+      %c1S = tile.splat %c1 : tensor<2048xi32>
+      %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
+      %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
+      %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
+      %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
+      %slot = tile.iota : tensor<2048xi32>
+      %kT = tile.splat %k : tensor<2048xi32>
+      %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
+      %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
+      tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
+      tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
     }
-    // Signed order of the flipped keys is the float order.
-    %sk, %si, %sv = tile.sort %got#2, %got#3, %got#4 along 0 descending
-        : tensor<2048xi32>, tensor<2048xi32>, tensor<2048xf32>
-    %slot = tile.iota : tensor<2048xi32>
-    %kT = tile.splat %k : tensor<2048xi32>
-    %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
-    %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-    tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
-    tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
   }
   return
 }
@@ -1278,8 +1376,12 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
 
 // Sorts each chunk of 2048 slots of every row of `work` (batch, k),
 // descending; slots past k read as the smallest element and stay unwritten.
+// The sort runs on the registers (8 keys per thread, tile.sort's exchange
+// network); capped at 96 registers it takes 80 on sm_80 to sm_100a, three
+// programs per SM (uncapped, ptxas for sm_80 spilled 8 bytes).
 func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 96 : i32} {
   %c1 = arith.constant 1 : i32
   %slice = arith.constant 2048 : i32
   %part = tile.program_id x
@@ -1404,17 +1506,39 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
 }
 
 // Many short rows (n <= W): R rows of W columns per program, each row
-// sorted whole as W elements (signed-order key << 32 | column; columns
-// past n are the smallest key, below every float) and its first k stored
-// (the outputs' extent k masks the rest). Any k <= n. The runtime picks the
-// narrowest instance with W >= n and launches ceil(batch / R) programs.
+// sorted whole as W elements (signed-order key << 32 | ~column) and its
+// first k stored (the outputs' extent k masks the rest). Any k <= n. The
+// runtime picks the narrowest width with W >= n and launches ceil(batch /
+// R) programs.
+//
+// Columns past n load as -inf (pad) and carry the complement of their
+// column, as every element does: among equal keys the lower column ranks
+// first, so a padding slot ranks below any real -inf of the row and is
+// never among its first n. The tile keeps the layout of its load
+// (tile-assign-layouts follows the first operand that is not an iota or a
+// splat), which sets how the sort runs:
+// - warps along the rows only (R >= num_warps, W a multiple of 4 * 32 or
+//   within one warp): every row sorts inside one warp, in-thread pairs and
+//   shuffles, no barrier (topk_rows_w64, _w64_r8, _w256);
+// - one row over all warps (R = 1, W / 4 elements per warp, within
+//   tile.sort's bound on unrolled element-steps per thread): shuffles
+//   within warps and one barrier per stage across them (topk_rows_w256_r1
+//   for few rows, _w1024_r1 for any number: a 1024-column row per warp,
+//   32 keys per thread, unrolls into 16k instructions that take ptxas, and
+//   so the driver's JIT, about 2 s, for about as many instructions per row
+//   as the one-row program).
+// A key tile whose layout came from the column iota (1 x 32 lanes, warps
+// along the row) instead took the scratch network: a loop over the
+// log2(W) (log2(W) + 1) / 2 stages, each a barrier and R * W / 512 pairs
+// per thread compared and swapped through shared memory one after another.
 
 !rows64 = tensor<64x64xi64, #tile.sym<[R, W]>>
 !rows32 = tensor<64x64xi32, #tile.sym<[R, W]>>
 !rowsF = tensor<64x64xf32, #tile.sym<[R, W]>>
 !rows1 = tensor<64x64xi1, #tile.sym<[R, W]>>
 !rowCols = tensor<64xi32, #tile.sym<[W]>>
-!rowCols2 = tensor<1x64xi32, #tile.sym<[1, W]>>
+!rowLow = tensor<64xi64, #tile.sym<[W]>>
+!rowLow2 = tensor<1x64xi64, #tile.sym<[1, W]>>
 
 func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                      %indices: !tile.ptr<i64>, %batch: i32, %n: i32,
@@ -1423,13 +1547,15 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 tile.params = {R = 64 : i32, W = 64 : i32},
                 tile.instances = {
                   topk_rows_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_w64_r8 = {R = 8 : i32, W = 64 : i32},
                   topk_rows_w256 = {R = 16 : i32, W = 256 : i32},
-                  topk_rows_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
+                  topk_rows_w256_r1 = {R = 1 : i32, W = 256 : i32},
+                  topk_rows_w1024_r1 = {R = 1 : i32, W = 1024 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
-  %kmin = arith.constant -2147483648 : i32
   %kmax = arith.constant 2147483647 : i32
+  %ones = arith.constant -1 : i32
   %l32 = arith.constant 32 : i64
   %R = tile.param "R" : i32
   %pid = tile.program_id x
@@ -1441,30 +1567,30 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
       : !tile.ptr<i64> -> !tile.view<?x?xi64>
-  %t = tile.load %in[%r0, %c0] : !rowsF
-  %ci = tile.iota : !rowCols
-  %ce = tile.expand_dims %ci at 0 : !rowCols -> !rowCols2
-  %cols = tile.broadcast %ce : !rowCols2 -> !rows32
-  %nT = tile.splat %n : !rows32
-  %valid = arith.cmpi slt, %cols, %nT : !rows32
+  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
   // Signed-order key: negatives flip all bits but the sign; NaN is the
-  // largest key, as torch orders it; past the row, the smallest.
+  // largest key, as torch orders it.
   %c31T = tile.splat %c31 : !rows32
   %c1T = tile.splat %c1 : !rows32
-  %signT = tile.splat %kmin : !rows32
   %maxKeyT = tile.splat %kmax : !rows32
   %bits = arith.bitcast %t : !rowsF to !rows32
   %sign = arith.shrsi %bits, %c31T : !rows32
   %magnitude = arith.shrui %sign, %c1T : !rows32
   %ordered = arith.xori %bits, %magnitude : !rows32
   %nan = arith.cmpf uno, %t, %t : !rowsF
-  %keyN = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
-  %key = arith.select %valid, %keyN, %signT : !rows1, !rows32
+  %key = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
   %key64 = arith.extsi %key : !rows32 to !rows64
   %l32T = tile.splat %l32 : !rows64
   %high = arith.shli %key64, %l32T : !rows64
-  %col64 = arith.extui %cols : !rows32 to !rows64
-  %packed = arith.ori %high, %col64 : !rows64
+  // ~column on one row of W, then broadcast: moved to the key tile's
+  // layout as one row, not as R rows.
+  %ci = tile.iota : !rowCols
+  %onesW = tile.splat %ones : !rowCols
+  %notCols = arith.xori %ci, %onesW : !rowCols
+  %low1 = arith.extui %notCols : !rowCols to !rowLow
+  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
+  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %packed = arith.ori %high, %low : !rows64
   %sorted = tile.sort %packed along 1 descending : !rows64
   // Key back to float bits (the mapping is its own inverse).
   %sh = arith.shrui %sorted, %l32T : !rows64
@@ -1474,9 +1600,184 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %vbits = arith.xori %sk, %kmag : !rows32
   %v = arith.bitcast %vbits : !rows32 to !rowsF
   %sc = arith.trunci %sorted : !rows64 to !rows32
-  %si = arith.extui %sc : !rows32 to !rows64
+  %onesT = tile.splat %ones : !rows32
+  %col = arith.xori %sc, %onesT : !rows32
+  %si = arith.extui %col : !rows32 to !rows64
   tile.store %v, %outV[%r0, %c0] : !rowsF
   tile.store %si, %outI[%r0, %c0] : !rows64
+  return
+}
+
+// k = 1 on short rows (n <= W): R rows of W columns per program, one max
+// reduction of (key << 32 | ~column) along each row, padding as in
+// topk_rows (the lowest column wins a tie). A sort would take log2(W)
+// (log2(W) + 1) / 2 network stages for one element per row; the
+// reduction is log2 of the row's lanes in shuffles and, where warps share
+// a row, one exchange through shared memory.
+
+!maxRows = tensor<64xi64, #tile.sym<[R]>>
+!maxRows32 = tensor<64xi32, #tile.sym<[R]>>
+!maxRowsF = tensor<64xf32, #tile.sym<[R]>>
+
+func.func @topk_rows_max(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                         %indices: !tile.ptr<i64>, %batch: i32, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {R = 64 : i32, W = 64 : i32},
+                tile.instances = {
+                  topk_rows_max_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_max_w256 = {R = 16 : i32, W = 256 : i32},
+                  topk_rows_max_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %ones = arith.constant -1 : i32
+  %l32 = arith.constant 32 : i64
+  %R = tile.param "R" : i32
+  %pid = tile.program_id x
+  %r0 = arith.muli %pid, %R : i32
+  // 2-D views address in 64 bits: batch * n may pass 2^31.
+  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch] strides[%c1]
+      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %outI = tile.make_view %indices[%batch] strides[%c1]
+      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  // The signed-order key of topk_rows; NaN largest.
+  %c31T = tile.splat %c31 : !rows32
+  %c1T = tile.splat %c1 : !rows32
+  %maxKeyT = tile.splat %kmax : !rows32
+  %bits = arith.bitcast %t : !rowsF to !rows32
+  %sign = arith.shrsi %bits, %c31T : !rows32
+  %magnitude = arith.shrui %sign, %c1T : !rows32
+  %ordered = arith.xori %bits, %magnitude : !rows32
+  %nan = arith.cmpf uno, %t, %t : !rowsF
+  %key = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
+  %key64 = arith.extsi %key : !rows32 to !rows64
+  %l32T = tile.splat %l32 : !rows64
+  %high = arith.shli %key64, %l32T : !rows64
+  // ~column on one row of W, then broadcast: moved to the key tile's
+  // layout as one row, not as R rows.
+  %ci = tile.iota : !rowCols
+  %onesW = tile.splat %ones : !rowCols
+  %notCols = arith.xori %ci, %onesW : !rowCols
+  %low1 = arith.extui %notCols : !rowCols to !rowLow
+  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
+  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %packed = arith.ori %high, %low : !rows64
+  %best = tile.reduce max %packed along 1 : !rows64 -> !maxRows
+  // Key back to float bits (the mapping is its own inverse).
+  %l32R = tile.splat %l32 : !maxRows
+  %c31R = tile.splat %c31 : !maxRows32
+  %c1R = tile.splat %c1 : !maxRows32
+  %onesR = tile.splat %ones : !maxRows32
+  %sh = arith.shrui %best, %l32R : !maxRows
+  %sk = arith.trunci %sh : !maxRows to !maxRows32
+  %ksign = arith.shrsi %sk, %c31R : !maxRows32
+  %kmag = arith.shrui %ksign, %c1R : !maxRows32
+  %vbits = arith.xori %sk, %kmag : !maxRows32
+  %v = arith.bitcast %vbits : !maxRows32 to !maxRowsF
+  %sc = arith.trunci %best : !maxRows to !maxRows32
+  %col = arith.xori %sc, %onesR : !maxRows32
+  %si = arith.extui %col : !maxRows32 to !maxRows
+  tile.store %v, %outV[%r0] : !maxRowsF
+  tile.store %si, %outI[%r0] : !maxRows
+  return
+}
+
+// Small k (2 <= k <= 8, the runtime's bound) on short rows: k rounds, each
+// a max reduction of (key << 32 | ~column) along every row, stored as the
+// round's column of the outputs, and that element replaced by INT64_MIN
+// (below every real or padding element). Padding, layouts and instances
+// as in topk_rows: per round an in-thread maximum, log2 of the row's lanes
+// in shuffles and, where warps share a row (_r1), one exchange through
+// shared memory; about 240 instructions a round for a 1024-column row in
+// one warp, against 16.4k for its sort.
+
+!selCol = tensor<64x1xi64, #tile.sym<[R, 1]>>
+!selColF = tensor<64x1xf32, #tile.sym<[R, 1]>>
+
+func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                            %indices: !tile.ptr<i64>, %batch: i32, %n: i32,
+                            %k: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {R = 64 : i32, W = 64 : i32},
+                tile.instances = {
+                  topk_rows_select_w64 = {R = 64 : i32, W = 64 : i32},
+                  topk_rows_select_w64_r8 = {R = 8 : i32, W = 64 : i32},
+                  topk_rows_select_w256 = {R = 16 : i32, W = 256 : i32},
+                  topk_rows_select_w256_r1 = {R = 1 : i32, W = 256 : i32},
+                  topk_rows_select_w1024 = {R = 8 : i32, W = 1024 : i32},
+                  topk_rows_select_w1024_r1 = {R = 1 : i32,
+                                               W = 1024 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c31 = arith.constant 31 : i32
+  %kmax = arith.constant 2147483647 : i32
+  %ones = arith.constant -1 : i32
+  %l32 = arith.constant 32 : i64
+  %removed = arith.constant -9223372036854775808 : i64
+  %R = tile.param "R" : i32
+  %pid = tile.program_id x
+  %r0 = arith.muli %pid, %R : i32
+  // 2-D views address in 64 bits: batch * n may pass 2^31.
+  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch, %k] strides[%k, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
+      : !tile.ptr<i64> -> !tile.view<?x?xi64>
+  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  // The signed-order key of topk_rows; NaN largest.
+  %c31T = tile.splat %c31 : !rows32
+  %c1T = tile.splat %c1 : !rows32
+  %maxKeyT = tile.splat %kmax : !rows32
+  %bits = arith.bitcast %t : !rowsF to !rows32
+  %sign = arith.shrsi %bits, %c31T : !rows32
+  %magnitude = arith.shrui %sign, %c1T : !rows32
+  %ordered = arith.xori %bits, %magnitude : !rows32
+  %nan = arith.cmpf uno, %t, %t : !rowsF
+  %key = arith.select %nan, %maxKeyT, %ordered : !rows1, !rows32
+  %key64 = arith.extsi %key : !rows32 to !rows64
+  %l32T = tile.splat %l32 : !rows64
+  %high = arith.shli %key64, %l32T : !rows64
+  // ~column on one row of W, then broadcast, as in topk_rows.
+  %ci = tile.iota : !rowCols
+  %onesW = tile.splat %ones : !rowCols
+  %notCols = arith.xori %ci, %onesW : !rowCols
+  %low1 = arith.extui %notCols : !rowCols to !rowLow
+  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
+  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %packed = arith.ori %high, %low : !rows64
+  %removedT = tile.splat %removed : !rows64
+  %l32R = tile.splat %l32 : !maxRows
+  %c31R = tile.splat %c31 : !maxRows32
+  %c1R = tile.splat %c1 : !maxRows32
+  %onesR = tile.splat %ones : !maxRows32
+  %left = scf.for %j = %c0 to %k step %c1
+      iter_args(%cur = %packed) -> (!rows64) : i32 {
+    %best = tile.reduce max %cur along 1 : !rows64 -> !maxRows
+    // Key back to float bits (the mapping is its own inverse).
+    %sh = arith.shrui %best, %l32R : !maxRows
+    %sk = arith.trunci %sh : !maxRows to !maxRows32
+    %ksign = arith.shrsi %sk, %c31R : !maxRows32
+    %kmag = arith.shrui %ksign, %c1R : !maxRows32
+    %vbits = arith.xori %sk, %kmag : !maxRows32
+    %v = arith.bitcast %vbits : !maxRows32 to !maxRowsF
+    %sc = arith.trunci %best : !maxRows to !maxRows32
+    %col = arith.xori %sc, %onesR : !maxRows32
+    %si = arith.extui %col : !maxRows32 to !maxRows
+    %v2 = tile.expand_dims %v at 1 : !maxRowsF -> !selColF
+    %si2 = tile.expand_dims %si at 1 : !maxRows -> !selCol
+    tile.store %v2, %outV[%r0, %j] : !selColF
+    tile.store %si2, %outI[%r0, %j] : !selCol
+    %best2 = tile.expand_dims %best at 1 : !maxRows -> !selCol
+    %bestT = tile.broadcast %best2 : !selCol -> !rows64
+    %hit = arith.cmpi eq, %cur, %bestT : !rows64
+    %next = arith.select %hit, %removedT, %cur : !rows1, !rows64
+    scf.yield %next : !rows64
+  }
   return
 }
 

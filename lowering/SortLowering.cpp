@@ -9,8 +9,9 @@
 // dimension held once: no replicas across lanes, and warps either spread
 // over the dimension without replicas or only replicate a warp-local one.
 // The network is unrolled, so spread-over-warps sorts take it only up to
-// 256 element-steps per thread (getSortNetwork). It is written as merges
-// of sorted runs, which lets `runs N` skip the levels below N.
+// 528 element-steps per thread (getSortNetwork: 2048 keys, 8 per thread).
+// It is written as merges of sorted runs, which lets `runs N` skip the
+// levels below N.
 //
 // Other layouts (and larger sorts) go through scratch for the whole network: keys and payloads
 // are written row-major, every stage (k, j) has each thread compare-exchange

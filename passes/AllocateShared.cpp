@@ -51,14 +51,16 @@ SortNetwork mlir::tile::getSortNetwork(Operation *op) {
                  : keys.getDimSize(sort.getDim()) == warpSpan)
     return SortNetwork::Warp;
   // Warps spread over the dimension and nothing is replicated along it,
-  // and the unrolled network stays small: at most 256 element-steps per
-  // thread (a 2048-key sort with eight keys per thread would take ~8000
-  // instructions of straight-line code; the scratch network loops).
+  // and the unrolled network stays moderate: at most 528 element-steps per
+  // thread, a 2048-key sort with eight keys per thread (about 5k PTX
+  // instructions for 64-bit keys, 9 of its 66 stages across warps). The
+  // scratch network loops instead, but pays a barrier and a chain of
+  // dependent shared-memory round trips in every stage.
   int64_t extent = keys.getDimSize(sort.getDim());
   int64_t levels = llvm::Log2_64(extent) - llvm::Log2_64(sort.getRuns());
   int64_t steps =
       levels * (levels + 1) / 2 + levels * llvm::Log2_64(sort.getRuns());
-  if (warps > 1 && !dist->wraps(bd) && dist->numElements() * steps <= 256)
+  if (warps > 1 && !dist->wraps(bd) && dist->numElements() * steps <= 528)
     return SortNetwork::Exchange;
   return SortNetwork::Scratch;
 }

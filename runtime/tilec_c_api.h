@@ -188,9 +188,9 @@ int tilec_softmax(const void *x, void *y, int64_t rows, int64_t cols, int dtype,
 int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
                void *indices, void *stream);
 
-/* The name of the path tilec_topk takes for a shape ("rows", "top1",
- * "split", "long_rows", "row", "large_k"; see docs/runtime.md), without
- * touching the device. A static string. */
+/* The name of the path tilec_topk takes for a shape ("rows", "rows_few",
+ * "rows_select", "top1", "split", "long_rows", "row", "large_k"; see
+ * docs/runtime.md), without touching the device. A static string. */
 const char *tilec_topk_strategy(int64_t batch, int64_t n, int64_t k);
 
 /* Waits for all work in the current context. */

@@ -38,21 +38,57 @@ constexpr int kMaxCandidates = 4096;
 constexpr int kSplitMaxK = 64;
 // top1_f32: columns per program.
 constexpr int kTop1MaxN = 4096;
-// topk_rows: its instances, narrowest first: R rows of W columns per
-// program.
+// topk_rows: its instances per width, narrowest first: R rows of W columns
+// per program. The wide ones (one row per warp or several) serve many rows;
+// the few-rows ones spread one row (W = 64: eight) over a program, so that
+// few rows still run on many warps. topk_rows_select: 2 <= k <=
+// kRowsSelectMaxK, k rounds of a row maximum on the same layouts;
+// topk_rows_max: k = 1.
 struct RowsInstance {
   const char *name;
   int rows, width;
 };
+// W = 1024 sorts one row per program at any batch (kernels_dsl/topk.mlir:
+// its row-per-warp instance costs seconds of JIT for no fewer
+// instructions).
 constexpr RowsInstance kRowsInstances[] = {{"topk_rows_w64", 64, 64},
                                            {"topk_rows_w256", 16, 256},
-                                           {"topk_rows_w1024", 4, 1024}};
+                                           {"topk_rows_w1024_r1", 1, 1024}};
+constexpr RowsInstance kRowsFewInstances[] = {{"topk_rows_w64_r8", 8, 64},
+                                              {"topk_rows_w256_r1", 1, 256},
+                                              {"topk_rows_w1024_r1", 1, 1024}};
+constexpr RowsInstance kRowsSelectInstances[] = {
+    {"topk_rows_select_w64", 64, 64},
+    {"topk_rows_select_w256", 16, 256},
+    {"topk_rows_select_w1024", 8, 1024}};
+constexpr RowsInstance kRowsSelectFewInstances[] = {
+    {"topk_rows_select_w64_r8", 8, 64},
+    {"topk_rows_select_w256_r1", 1, 256},
+    {"topk_rows_select_w1024_r1", 1, 1024}};
+constexpr RowsInstance kRowsMaxInstances[] = {{"topk_rows_max_w64", 64, 64},
+                                              {"topk_rows_max_w256", 16, 256},
+                                              {"topk_rows_max_w1024", 4, 1024}};
 constexpr int kRowsMaxN = 1024;
-const RowsInstance &RowsInstanceFor(int n) {
-  for (const RowsInstance &instance : kRowsInstances)
+// The largest k of topk_rows_select: a round costs about 1/100 of a
+// 1024-column sort (1/20 of a 64-column one) in instructions, but rounds
+// run one after another (to be measured).
+constexpr int64_t kRowsSelectMaxK = 8;
+// The wide instances take over from the few-rows ones at this many of
+// their programs (about two per SM of an H200; to be measured).
+constexpr int64_t kRowsWidePrograms = 256;
+const RowsInstance &RowsInstanceFor(const RowsInstance (&instances)[3],
+                                    int64_t n) {
+  for (const RowsInstance &instance : instances)
     if (n <= instance.width)
       return instance;
-  return kRowsInstances[2];
+  return instances[2];
+}
+// Whether `batch` short rows of n columns take the few-rows instances:
+// fewer than kRowsWidePrograms programs of the wide one (R = 64 / 16 / 8
+// rows, those of topk_rows_select).
+bool FewShortRows(int64_t batch, int64_t n) {
+  return batch <
+         kRowsWidePrograms * RowsInstanceFor(kRowsSelectInstances, n).rows;
 }
 // topk_f32: the widest sort tile (slots per row).
 constexpr int kRowMaxK = 2048;
@@ -66,10 +102,12 @@ constexpr char kCollectKernelName[] = "topk_collect_f32";
 // per row (four 256-bin histograms, two counts, padding), the programs it
 // aims at in all (8 per SM of an H200), and where it takes over: rows of
 // at least kLongRowsMinN columns, at most kLongRowsMaxBatch of them (both
-// to be measured).
+// to be measured). 32000: the one-program-per-row kernel measured 87.8 -
+// 109 us at batch 1 - 4 on rows of 32000 (k = 256 - 2048) on the H200,
+// the long-rows path 50.8 - 54.9 us on rows four times longer.
 constexpr int kRowStateWords = 1040;
 constexpr int64_t kLongRowsPrograms = 1056;
-constexpr int64_t kLongRowsMinN = 65536;
+constexpr int64_t kLongRowsMinN = 32000;
 constexpr int64_t kLongRowsMaxBatch = 256;
 // The kernel's cluster hand-off: up to 8 parts (the portable cluster size)
 // and at most 128 candidates per row (part 0's shared buffer).
@@ -319,9 +357,18 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
 
 TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
   const int64_t parts = (n + kPartLen - 1) / kPartLen;
-  // Short rows (n <= 1024), any k: several whole rows sorted per program.
-  if (n <= kRowsMaxN)
-    return TopKStrategy::kRows;
+  if (n <= kRowsMaxN) {
+    // Short rows, k = 1: a max reduction, several rows per program.
+    if (k == 1)
+      return TopKStrategy::kTop1;
+    // Small k: k rounds of a row maximum (instances as below).
+    if (k <= kRowsSelectMaxK)
+      return TopKStrategy::kRowsSelect;
+    // Any other k: whole rows sorted, one per program (eight for n <= 64)
+    // until the wide instance has enough programs.
+    return FewShortRows(batch, n) ? TopKStrategy::kRowsFew
+                                  : TopKStrategy::kRows;
+  }
   // Rows of one part and k = 1: the maximum, a small kernel of its own.
   if (k == 1 && n <= kTop1MaxN)
     return TopKStrategy::kTop1;
@@ -342,6 +389,10 @@ const char *TopKStrategyName(TopKStrategy strategy) {
   switch (strategy) {
   case TopKStrategy::kRows:
     return "rows";
+  case TopKStrategy::kRowsFew:
+    return "rows_few";
+  case TopKStrategy::kRowsSelect:
+    return "rows_select";
   case TopKStrategy::kTop1:
     return "top1";
   case TopKStrategy::kSplit:
@@ -388,8 +439,18 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
   auto *idx = static_cast<int64_t *>(const_cast<void *>(indices.data));
   const int parts = (n + kPartLen - 1) / kPartLen;
   const TopKStrategy strategy = ChooseTopKStrategy(batch, n, k);
-  const RowsInstance &rows = RowsInstanceFor(n);
-  const char *name = strategy == TopKStrategy::kRows       ? rows.name
+  // Rows of at most kRowsMaxN columns: an instance of topk_rows,
+  // topk_rows_select or (k = 1) topk_rows_max for the width and batch,
+  // launched over ceil(batch / R) programs.
+  const bool shortRows = n <= kRowsMaxN;
+  const RowsInstance &rows =
+      RowsInstanceFor(strategy == TopKStrategy::kTop1      ? kRowsMaxInstances
+                      : strategy == TopKStrategy::kRowsFew ? kRowsFewInstances
+                      : strategy == TopKStrategy::kRows    ? kRowsInstances
+                      : FewShortRows(batch, n) ? kRowsSelectFewInstances
+                                               : kRowsSelectInstances,
+                      n);
+  const char *name = shortRows                             ? rows.name
                      : strategy == TopKStrategy::kTop1     ? kTop1KernelName
                      : strategy == TopKStrategy::kSplit    ? kSplitKernelName
                      : strategy == TopKStrategy::kRow      ? kKernelName
@@ -415,12 +476,15 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
     return TopKLarge(*device, in, batch, n, int(k), out, idx, stream);
   if (name == kSplitKernelName)
     return TopKSplit(**kernel, in, batch, n, int(k), parts, out, idx, stream);
-  if (strategy == TopKStrategy::kRows) {
+  if (shortRows) {
     const Dim3 grid = {uint32_t((batch + rows.rows - 1) / rows.rows), 1, 1};
     const KernelArg args[] = {KernelArg::Ptr(in),  KernelArg::Ptr(out),
                               KernelArg::Ptr(idx), KernelArg::I32(batch),
                               KernelArg::I32(n),   KernelArg::I32(int(k))};
-    return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
+    // topk_rows_max takes no k (it is 1).
+    const size_t count = strategy == TopKStrategy::kTop1 ? 5 : 6;
+    return (*kernel)->Launch(grid, absl::MakeConstSpan(args, count), stream,
+                             PointerCheck::kSkip);
   }
   const Dim3 grid = {uint32_t(batch), 1, 1};
   if (name == kTop1KernelName) {

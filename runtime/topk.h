@@ -14,22 +14,40 @@ namespace tilec {
 
 // How TopK computes a shape. The choice depends on (batch, n, k) only and
 // is made in ChooseTopKStrategy (docs/runtime.md lists the thresholds):
-// - kRows: n <= 1024, any k: R whole rows of W >= n columns per program,
-//   each sorted (topk_rows_w64 / w256 / w1024: R = 64 / 16 / 4).
-// - kTop1: k = 1 and n <= 4096: one max reduction per row (top1_f32).
+// - kTop1: k = 1 and n <= 4096: one max reduction per row (top1_f32; for
+//   n <= 1024 topk_rows_max_w64 / w256 / w1024, R = 64 / 16 / 4 rows per
+//   program).
+// - kRowsSelect: n <= 1024, 2 <= k <= 8: k rounds of a row maximum
+//   (topk_rows_select_*, the instances of kRowsFew or kRows by batch).
+// - kRowsFew: n <= 1024, k > 8, fewer rows than 256 programs of kRows
+//   take: each row sorted whole, one per program spread over its warps
+//   (topk_rows_w256_r1 / w1024_r1; eight per program for n <= 64,
+//   topk_rows_w64_r8).
+// - kRows: n <= 1024, k > 8, more rows (256 programs of R = 64 / 16 / 8):
+//   R whole rows of W >= n columns per program, each sorted within a warp
+//   (topk_rows_w64 / w256, R = 64 / 16); n > 256 keeps topk_rows_w1024_r1.
 // - kSplit: k <= 64 and ceil(n / 4096) * k <= 4096: each row split into
 //   parts of 4096 columns, one program each, the parts' candidates merged
 //   by the last to finish or inside a cluster (topk_split_f32).
 // - kRow: k <= 2048: one program per row, radix select, compaction into
-//   64 or 2048 register slots, bitonic sort (topk_f32).
-// - kLongRows: n >= 65536 and batch <= 256 (beyond kTop1 and kSplit), any
+//   64, 256 or 2048 register slots, bitonic sort (topk_f32).
+// - kLongRows: n >= 32000 and batch <= 256 (beyond kTop1 and kSplit), any
 //   k: the radix select split over programs (topk_hist_f32 per digit, the
 //   rows' histograms merged by global atomics), the survivors compacted
 //   into scratch (topk_collect_f32), sorted as for kLargeK.
 // - kLargeK: any larger k: radix select and compaction into scratch
 //   (topk_select_f32), sorted chunks of 2048 (topk_sort_chunks), then
 //   merges of doubling runs (topk_merge_f32), several launches.
-enum class TopKStrategy { kRows, kTop1, kSplit, kLongRows, kRow, kLargeK };
+enum class TopKStrategy {
+  kRows,
+  kRowsFew,
+  kRowsSelect,
+  kTop1,
+  kSplit,
+  kLongRows,
+  kRow,
+  kLargeK
+};
 
 TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k);
 const char *TopKStrategyName(TopKStrategy strategy);

@@ -3,6 +3,7 @@
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=FENCE
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=ROWS
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a -o /dev/null --metadata-out=- | FileCheck %s --check-prefix=META
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a -v %t.sm100a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -63,12 +64,70 @@
 // CHECK-DAG: setp.gt.s64
 // CHECK-DAG: st.global.b32
 
-// Whole short rows sorted several per program, one instance per width.
-// CHECK-LABEL: .entry topk_rows_w1024(
+// Whole short rows sorted in registers, per width: rows within a warp
+// (shuffles) or, one row per program, across warps too; k = 1 a max
+// reduction.
+// CHECK-LABEL: .entry topk_rows_w1024_r1(
 // CHECK-DAG: setp.nan.f32
+// CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry topk_rows_w256(
+// CHECK-LABEL: .entry topk_rows_w256_r1(
 // CHECK-LABEL: .entry topk_rows_w64(
+// CHECK-LABEL: .entry topk_rows_w64_r8(
+// CHECK-LABEL: .entry topk_rows_max_w1024(
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_rows_max_w256(
+// CHECK-LABEL: .entry topk_rows_max_w64(
+// Small k: a loop of row maxima, each stored as one column of the output.
+// CHECK-LABEL: .entry topk_rows_select_w1024(
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_rows_select_w1024_r1(
+// CHECK-LABEL: .entry topk_rows_select_w256(
+// CHECK-LABEL: .entry topk_rows_select_w256_r1(
+// CHECK-LABEL: .entry topk_rows_select_w64(
+// CHECK-LABEL: .entry topk_rows_select_w64_r8(
+
+// Barriers of the short-row sorts: none per network stage within a warp
+// (the two move the row of column numbers into the key tile's layout);
+// across the warps of a one-row program, one per stage whose pairs lie on
+// two warps (6 of 55 for 1024 columns), one before the first and the two
+// of the column row.
+// ROWS-LABEL: .entry topk_rows_w1024_r1(
+// ROWS-COUNT-9: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_w256(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_w256_r1(
+// ROWS-LABEL: .entry topk_rows_w64(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_w64_r8(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_max_w1024(
+// A round of topk_rows_select within a warp needs no barrier; across the
+// warps of a one-row program, two (the exchange of the warps' maxima).
+// ROWS-LABEL: .entry topk_rows_select_w1024(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w1024_r1(
+// ROWS-COUNT-4: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w256(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w256_r1(
+// ROWS-LABEL: .entry topk_rows_select_w64(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_rows_select_w64_r8(
+// ROWS-COUNT-2: bar.sync
+// ROWS-NOT: bar.sync
+// ROWS-LABEL: .entry topk_hist_f32(
 
 // Few long rows: each program's histogram added to the row's (global
 // atomics, one bin per thread), and one atomic reserving a chunk's slots.
@@ -84,7 +143,9 @@
 // META: "name": "topk_sort_chunks"
 // META: "name": "topk_merge_f32"
 // META: "name": "steps"
-// META: "name": "topk_rows_w1024"
+// META: "name": "topk_rows_w1024_r1"
+// META: "name": "topk_rows_max_w1024"
+// META: "name": "topk_rows_select_w1024"
 // META: "name": "topk_hist_f32"
 // META: "name": "pass"
 // META: "name": "partLen"

@@ -68,3 +68,52 @@ func.func @sort_replicated(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num
   tile.store %sk, %v[%c0] : tensor<16xi32, #lanes>, !tile.view<?xi32>
   return
 }
+
+// -----
+
+// The largest exchange network: 2048 64-bit keys over 8 warps, eight per
+// thread (two adjacent, four repeats), 66 stages (528 element-steps).
+// Unrolled, no loops: 14 stages have pairs on two warps (the first of each
+// level from 128 keys on, and those halving across bits 6-8), each one
+// store-barrier-load round through two alternating buffers of 2048 x i64
+// (32768 bytes), plus the first barrier.
+// CHECK-LABEL: llvm.func @sort_2048_exchange
+// CHECK-SAME: shared_bytes = 32768
+// CHECK-NOT: scf.for
+// CHECK-COUNT-15: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+// PTX-LABEL: .entry sort_2048_exchange
+// PTX: shfl.sync.bfly.b32
+// PTX: bar.sync 0
+func.func @sort_2048_exchange(%p: !tile.ptr<i64>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2048 = arith.constant 2048 : i32
+  %v = tile.make_view %p[%c2048] strides[%c1] : !tile.ptr<i64> -> !tile.view<?xi64>
+  %k = tile.load %v[%c0] : !tile.view<?xi64> -> tensor<2048xi64>
+  %sk = tile.sort %k along 0 descending : tensor<2048xi64>
+  tile.store %sk, %v[%c0] : tensor<2048xi64>, !tile.view<?xi64>
+  return
+}
+
+// -----
+
+// One step past it: the same 2048 keys over 4 warps (16 per thread, 1056
+// element-steps) take the scratch network's loops.
+// CHECK-LABEL: llvm.func @sort_2048_scratch
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// PTX-LABEL: .entry sort_2048_scratch
+// PTX: bar.sync 0
+func.func @sort_2048_scratch(%p: !tile.ptr<i64>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2048 = arith.constant 2048 : i32
+  %v = tile.make_view %p[%c2048] strides[%c1] : !tile.ptr<i64> -> !tile.view<?xi64>
+  %k = tile.load %v[%c0] : !tile.view<?xi64> -> tensor<2048xi64>
+  %sk = tile.sort %k along 0 descending : tensor<2048xi64>
+  tile.store %sk, %v[%c0] : tensor<2048xi64>, !tile.view<?xi64>
+  return
+}

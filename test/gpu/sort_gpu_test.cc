@@ -1,9 +1,9 @@
 // tile.sort on the GPU: the kernels of kernels/sort_networks.mlir (the
-// exchange network with one or two elements per thread and over rows, a
-// merge of sorted runs, and the scratch network for a replicated and for a
-// large tile) sort random keys with many duplicates; keys must come out
-// ordered and every (key, payload) pair must survive.
-// Skips when no CUDA device is present.
+// exchange network with one, two or eight elements per thread and over
+// rows, a merge of sorted runs, and the scratch network for a replicated
+// and for a large tile) sort random keys with many duplicates; keys must come
+// out ordered and every (key, payload) pair must survive. Skips when no CUDA
+// device is present.
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -139,11 +139,18 @@ TEST_F(SortGpuTest, MergeSortedRuns) {
       [](int64_t a, int64_t b) { return a > b; }, /*runs=*/32);
 }
 
-TEST_F(SortGpuTest, Scratch2048Ascending) {
+TEST_F(SortGpuTest, Exchange2048Ascending) {
   Check<int32_t, float>(
       "sort_2048", 1, 2048,
       [](std::mt19937 &rng) { return int32_t(rng() % 301) - 150; },
       [](int32_t a, int32_t b) { return a < b; });
+}
+
+TEST_F(SortGpuTest, Scratch2048Descending) {
+  Check<int32_t, int32_t>(
+      "sort_2048_scratch", 1, 2048,
+      [](std::mt19937 &rng) { return int32_t(rng() % 301) - 150; },
+      [](int32_t a, int32_t b) { return a > b; });
 }
 
 TEST_F(SortGpuTest, RowsDescending) {

@@ -39,7 +39,8 @@ struct Case {
     kConstant,
     kSignedZeros,
     kDenormals,
-    kRandInt
+    kRandInt,
+    kNegInf
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -102,6 +103,16 @@ std::vector<float> MakeInput(const Case &c) {
       for (int i = 0; i < c.n; ++i)
         row[i] = float(int(rng() % 100000) - 50000);
       break;
+    case Case::kNegInf: {
+      // About half the row -inf, which ties with the -inf padding of short
+      // rows (every fourth row all -inf), one NaN, the rest normal.
+      const float inf = std::numeric_limits<float>::infinity();
+      for (int i = 0; i < c.n; ++i)
+        row[i] = r % 4 == 3 || rng() % 2 ? -inf : normal(rng);
+      if (r % 4 != 3)
+        row[rng() % c.n] = std::numeric_limits<float>::quiet_NaN();
+      break;
+    }
     case Case::kSpecials: {
       const float inf = std::numeric_limits<float>::infinity();
       const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -245,6 +256,64 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rows_w1024_n257", 9, 257, 256, Case::kRandn, 1.0f},
         Case{"rows_w1024_n1024", 7, 1024, 1000, Case::kSpecials, 1.0f},
         Case{"rows_many", 16384, 100, 8, Case::kRandn, 1.0f},
+        // Short rows, k = 1: topk_rows_max per width (n 64 / 65, 256 /
+        // 257, 1024), then top1_f32 from n = 1025; -inf ties with the
+        // padding.
+        Case{"rows_max_w64_n64", 1000, 64, 1, Case::kSpecials, 1.0f},
+        Case{"rows_max_w256_n65", 33, 65, 1, Case::kNegInf, 1.0f},
+        Case{"rows_max_w256_n256", 17, 256, 1, Case::kFewValues, 1.0f},
+        Case{"rows_max_w1024_n257", 5, 257, 1, Case::kNegInf, 1.0f},
+        Case{"rows_max_w1024_n1024", 4099, 1024, 1, Case::kSpecials, 1.0f},
+        Case{"rows_max_one_row", 1, 1000, 1, Case::kRandn, 1.0f},
+        Case{"rows_max_constant", 9, 300, 1, Case::kConstant, -2.0f},
+        // Short rows, 2 <= k <= 8: k rounds of a row maximum
+        // (topk_rows_select_*, few-rows instances below the wide ones'
+        // batch, wide ones from it), k = n with -inf among the padding.
+        Case{"rows_select_n2", 9, 2, 2, Case::kSpecials, 1.0f},
+        Case{"rows_select_k2", 3, 64, 2, Case::kSpecials, 1.0f},
+        Case{"rows_select_k_equals_n", 7, 8, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_ties", 5, 100, 8, Case::kFewValues, 1.0f},
+        Case{"rows_select_constant", 3, 77, 6, Case::kConstant, 1.5f},
+        Case{"rows_select_w256_r1", 2, 200, 7, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_r1", 4, 1000, 8, Case::kRandn, 1.0f},
+        Case{"rows_select_neg_inf", 6, 300, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_w64_b16383", 16383, 64, 3, Case::kSpecials, 1.0f},
+        Case{"rows_select_w64_b16384", 16384, 64, 8, Case::kRandn, 1.0f},
+        Case{"rows_select_w256_b4096", 4096, 200, 5, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_b2047", 2047, 1000, 8, Case::kNegInf, 1.0f},
+        Case{"rows_select_w1024_b2048", 2048, 1024, 8, Case::kSpecials, 1.0f},
+        // Short rows, k > 8, few rows: topk_rows_w64_r8 (n <= 64) and one
+        // row per program (topk_rows_w256_r1, topk_rows_w1024_r1); k = 9
+        // beside k = 8, k = n with -inf among the padding.
+        Case{"rows_few_k9", 3, 100, 9, Case::kSpecials, 1.0f},
+        Case{"rows_few_w64_tail", 13, 63, 63, Case::kNegInf, 1.0f},
+        Case{"rows_few_w64_one_row", 1, 64, 9, Case::kRandn, 1.0f},
+        Case{"rows_few_w256_n65", 2, 65, 65, Case::kNegInf, 1.0f},
+        Case{"rows_few_w256_k64", 1, 200, 64, Case::kFewValues, 1.0f},
+        Case{"rows_few_w1024_n257", 1, 257, 257, Case::kNegInf, 1.0f},
+        Case{"rows_few_w1024_k64", 4, 1000, 64, Case::kRandn, 1.0f},
+        Case{"rows_few_w1024_k1000", 1, 1000, 1000, Case::kSpecials, 1.0f},
+        Case{"rows_few_w1024_zeros", 3, 1024, 700, Case::kSignedZeros, 1.0f},
+        // The batch where the wide instances take over (256 of their
+        // programs: 16384, 4096 and 2048 rows), just below and at it.
+        Case{"rows_few_w64_b16383", 16383, 64, 9, Case::kRandn, 1.0f},
+        Case{"rows_w64_b16384", 16384, 64, 64, Case::kNegInf, 1.0f},
+        Case{"rows_few_w256_b4095", 4095, 256, 256, Case::kSpecials, 1.0f},
+        Case{"rows_w256_b4096", 4096, 256, 100, Case::kNegInf, 1.0f},
+        Case{"rows_few_w1024_b2047", 2047, 1024, 64, Case::kRandn, 1.0f},
+        Case{"rows_w1024_b2048", 2048, 1000, 1000, Case::kNegInf, 1.0f},
+        Case{"rows_w1024_tail", 2053, 700, 300, Case::kFewValues, 1.0f},
+        Case{"rows_w1024_n257_b2050", 2050, 257, 9, Case::kSpecials, 1.0f},
+        Case{"split_k2_n1025", 3, 1025, 2, Case::kNegInf, 1.0f},
+        // The one-program-per-row kernel (topk_f32) maps values back from
+        // the keys: NaN, +-inf, -0 and -inf rows through its 2048 slots.
+        Case{"row_specials", 4, 5000, 300, Case::kSpecials, 1.0f},
+        // Its 256 slots (65 <= k <= 256), at both ends and beyond.
+        Case{"row_k256_specials", 4, 5000, 256, Case::kSpecials, 1.0f},
+        Case{"row_k200_neg_inf", 3, 5000, 200, Case::kNegInf, 1.0f},
+        Case{"row_k256_ties", 3, 9000, 256, Case::kFewValues, 1.0f},
+        Case{"row_k257", 3, 9000, 257, Case::kRandn, 1.0f},
+        Case{"row_neg_inf_k2048", 3, 5000, 2048, Case::kNegInf, 1.0f},
         Case{"top1_n1025", 7, 1025, 1, Case::kRandn, 1.0f},
         Case{"split_n1025", 7, 1025, 64, Case::kRandn, 1.0f},
         Case{"row_n1025", 7, 1025, 1025, Case::kRandn, 1.0f},
@@ -256,8 +325,17 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"row_k65", 5, 9000, 65, Case::kRandn, 1.0f},
         Case{"split_candidates_4096", 1, 4096 * 64, 64, Case::kRandn, 1.0f},
         Case{"long_candidates_4160", 1, 4096 * 64 + 1, 64, Case::kRandn, 1.0f},
-        // row | long rows: n = 65535 | 65536, batch = 256 | 257.
-        Case{"row_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
+        // row | long rows: n = 31999 | 32000, batch = 256 | 257; k above
+        // 2048 (large_k below n = 32000); n = 65535 | 65536 (the earlier
+        // threshold).
+        Case{"row_n31999", 2, 31999, 100, Case::kRandn, 1.0f},
+        Case{"long_n32000", 2, 32000, 100, Case::kSpecials, 1.0f},
+        Case{"long_n32000_k2048", 3, 32000, 2048, Case::kNegInf, 1.0f},
+        Case{"long_batch256_n32000", 256, 32000, 256, Case::kFewValues, 1.0f},
+        Case{"row_batch257_n32000", 257, 32000, 256, Case::kRandn, 1.0f},
+        Case{"large_k3000_n31999", 2, 31999, 3000, Case::kRandn, 1.0f},
+        Case{"long_k3000_n32000", 2, 32000, 3000, Case::kSpecials, 1.0f},
+        Case{"long_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
         Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
         Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
         Case{"row_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
@@ -308,6 +386,9 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     Big, TopKGpuTest,
     ::testing::Values(
+        // The 64 slots of topk_f32 (k <= 64 beyond the split path's 4096
+        // candidates, more rows than the long-rows path takes), specials.
+        Case{"row_k64_specials", 257, 4096 * 64 + 1, 64, Case::kSpecials, 1.0f},
         // k = 16384 of rows of a million columns (the long-rows path).
         Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
         // More rows than one large-k launch takes (65535); rows around the

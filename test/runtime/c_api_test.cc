@@ -186,7 +186,9 @@ TEST(CApiTest, TopKTensorRejectsEachBadArgument) {
 }
 
 TEST(CApiTest, TopKStrategyNamesThePath) {
-  EXPECT_STREQ(tilec_topk_strategy(16384, 64, 8), "rows");
+  EXPECT_STREQ(tilec_topk_strategy(16384, 64, 64), "rows");
+  EXPECT_STREQ(tilec_topk_strategy(1, 1000, 64), "rows_few");
+  EXPECT_STREQ(tilec_topk_strategy(16384, 64, 8), "rows_select");
   EXPECT_STREQ(tilec_topk_strategy(128, 4096, 1), "top1");
   EXPECT_STREQ(tilec_topk_strategy(1, 131072, 64), "split");
   EXPECT_STREQ(tilec_topk_strategy(1, 1000000, 2048), "long_rows");

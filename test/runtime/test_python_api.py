@@ -154,6 +154,8 @@ def test_unknown_kernel_lists_available():
 
 
 def test_topk_strategy_names_the_path():
-    assert tilec.topk_strategy(16384, 64, 8) == "rows"
+    assert tilec.topk_strategy(16384, 64, 64) == "rows"
+    assert tilec.topk_strategy(1, 1000, 64) == "rows_few"
+    assert tilec.topk_strategy(16384, 64, 8) == "rows_select"
     assert tilec.topk_strategy(1, 131072, 64) == "split"
     assert tilec.topk_strategy(1024, 50257, 4096) == "large_k"

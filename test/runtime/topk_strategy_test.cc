@@ -2,6 +2,8 @@
 // every threshold, without a GPU.
 #include "runtime/topk.h"
 
+#include <algorithm>
+
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -11,13 +13,50 @@ TopKStrategy Choose(int64_t batch, int64_t n, int64_t k) {
   return ChooseTopKStrategy(batch, n, k);
 }
 
-TEST(TopKStrategyTest, ShortRowsAreSortedWholeForAnyK) {
-  for (int64_t n : {1, 37, 64, 65, 256, 257, 1000, 1024})
-    for (int64_t k : {int64_t{1}, (n + 1) / 2, n}) {
+TEST(TopKStrategyTest, ShortRowsAreSortedWholeForKAboveEight) {
+  for (int64_t n : {9, 37, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {int64_t{9}, std::max<int64_t>(9, (n + 1) / 2), n}) {
       SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
       EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRows);
-      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRows);
+      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRowsFew);
     }
+}
+
+TEST(TopKStrategyTest, ShortRowsOfSmallKAreSelectedByRounds) {
+  for (int64_t n : {2, 8, 9, 64, 65, 256, 257, 1000, 1024})
+    for (int64_t k : {2, 5, 8}) {
+      if (k > n)
+        continue;
+      SCOPED_TRACE(testing::Message() << "n " << n << " k " << k);
+      EXPECT_EQ(Choose(1, n, k), TopKStrategy::kRowsSelect);
+      EXPECT_EQ(Choose(16384, n, k), TopKStrategy::kRowsSelect);
+    }
+  EXPECT_EQ(Choose(3, 100, 8), TopKStrategy::kRowsSelect);
+  EXPECT_EQ(Choose(3, 100, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(3, 1025, 8), TopKStrategy::kSplit);
+}
+
+TEST(TopKStrategyTest, ShortRowsOfKOneTakeTheMax) {
+  for (int64_t n : {1, 37, 64, 65, 256, 257, 1000, 1024}) {
+    SCOPED_TRACE(testing::Message() << "n " << n);
+    EXPECT_EQ(Choose(1, n, 1), TopKStrategy::kTop1);
+    EXPECT_EQ(Choose(16384, n, 1), TopKStrategy::kTop1);
+  }
+}
+
+TEST(TopKStrategyTest, FewShortRowsUntilTheWideInstanceFillsTheDevice) {
+  // 256 programs of the wide instance: 64, 16 and 8 rows each.
+  EXPECT_EQ(Choose(16383, 64, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(16384, 64, 9), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(4095, 65, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(4096, 65, 9), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(4095, 256, 256), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(4096, 256, 256), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2047, 257, 9), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(2048, 257, 9), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2047, 1024, 1024), TopKStrategy::kRowsFew);
+  EXPECT_EQ(Choose(2048, 1024, 1024), TopKStrategy::kRows);
+  EXPECT_EQ(Choose(2048, 1025, 9), TopKStrategy::kSplit);
 }
 
 TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
@@ -30,10 +69,15 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(64, 8192, 65), TopKStrategy::kRow);
   EXPECT_EQ(Choose(1, 4096 * 64, 64), TopKStrategy::kSplit);
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kRow);
   EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
-  // Few long rows: n >= 65536 and batch <= 256, any k.
-  EXPECT_EQ(Choose(2, 65535, 100), TopKStrategy::kRow);
-  EXPECT_EQ(Choose(2, 65536, 100), TopKStrategy::kLongRows);
+  // Few long rows: n >= 32000 and batch <= 256, any k.
+  EXPECT_EQ(Choose(2, 31999, 100), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(2, 32000, 100), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(256, 32000, 300), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 32000, 300), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1, 31999, 16384), TopKStrategy::kLargeK);
+  EXPECT_EQ(Choose(1, 32000, 16384), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(256, 131072, 1024), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(257, 131072, 1024), TopKStrategy::kRow);
   EXPECT_EQ(Choose(1, 1000000, 16384), TopKStrategy::kLongRows);
@@ -47,6 +91,8 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
 
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
+  EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsSelect), "rows_select");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kTop1), "top1");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kSplit), "split");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kLongRows), "long_rows");
