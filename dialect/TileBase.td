@@ -64,9 +64,11 @@ def Tile_Dialect : Dialect {
     /// Integer attribute of a kernel: stages of its pipelined loops,
     /// overriding the pipeline's num-stages option.
     static constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
-    /// Integer attribute of a kernel: the most shared memory, in bytes, its
-    /// pipelining rings may take (the rest is left to its other buffers).
-    static constexpr llvm::StringLiteral kRingBytesAttrName = "tile.ring_bytes";
+    /// Integer attribute of a kernel: bytes of shared memory its pipelining
+    /// rings leave to its other buffers (by default 32 KiB less than the
+    /// target has; sm_80's rings take up to 160 KiB).
+    static constexpr llvm::StringLiteral kSharedReserveAttrName =
+        "tile.shared_reserve";
     /// Bool attribute of a kernel: feed its TMA rings from a producer warp
     /// of its own (tile.warp_specialize), overriding the pipeline's option.
     static constexpr llvm::StringLiteral kWarpSpecializeAttrName =

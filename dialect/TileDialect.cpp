@@ -236,7 +236,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                ? verifyTemplateParams(func, attr.getValue())
                : verifyTemplateInstances(func, attr.getValue());
   }
-  if (name == kRingBytesAttrName) {
+  if (name == kSharedReserveAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<func::FuncOp>(op) || !value || value.getInt() < 0)
       return op->emitError()

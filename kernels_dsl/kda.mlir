@@ -527,9 +527,9 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
     %T: i32, %H: i32, %N: i32, %has_h0: i32, %has_ht: i32, %has_cu: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
-                // Rings of the next chunk's record leave 64 KiB to the
-                // dots' operands staged from registers.
-                tile.ring_bytes = 163840 : i64,
+                // The rings of the next chunk's record leave 64 KiB to
+                // the dots' operands staged from registers.
+                tile.shared_reserve = 65536 : i64,
                 tile.params = {D = 128 : i32, BV = 32 : i32, P = bf16},
                 tile.instances = {
                   kda_chain_d128 = {P = f32},

@@ -1190,6 +1190,7 @@ struct PipelineLoadsPass
     // Rings take what the target's shared memory holds less 32 KiB for the
     // epilogue's scratch; without a target, what fits sm_80's 164 KiB.
     int64_t ringBytes = 160 * 1024;
+    int64_t maxShared = 164 * 1024;
     if (!target.empty()) {
       std::optional<TargetInfo> info = TargetInfo::get(target);
       if (!info) {
@@ -1197,7 +1198,8 @@ struct PipelineLoadsPass
         return signalPassFailure();
       }
       tma = info->hasTma();
-      ringBytes = std::max(ringBytes, info->getMaxSharedBytes() - 32 * 1024);
+      maxShared = info->getMaxSharedBytes();
+      ringBytes = std::max(ringBytes, maxShared - 32 * 1024);
     }
     struct Plan {
       scf::ForOp loop;
@@ -1219,12 +1221,13 @@ struct PipelineLoadsPass
               TileDialect::kWarpSpecializeAttrName))
         specialize = attr.getValue();
       // A kernel whose other shared memory (dot operands staged from
-      // registers, layout conversions) exceeds what the rings leave may
-      // cap its rings.
+      // registers, layout conversions) exceeds what the rings leave keeps
+      // that much out of them, on every target.
       int64_t kernelRingBytes = ringBytes;
-      if (auto attr =
-              func->getAttrOfType<IntegerAttr>(TileDialect::kRingBytesAttrName))
-        kernelRingBytes = std::min<int64_t>(ringBytes, attr.getInt());
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              TileDialect::kSharedReserveAttrName))
+        kernelRingBytes =
+            std::min<int64_t>(ringBytes, maxShared - attr.getInt());
       func.walk([&](scf::ForOp loop) {
         loops.push_back({loop, stages, specialize, kernelRingBytes});
       });

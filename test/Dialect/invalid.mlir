@@ -621,7 +621,7 @@ func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.restrict}) attributes {tile
 
 // -----
 
-// expected-error @+1 {{'tile.ring_bytes' is a non-negative integer on a func.func}}
-func.func @ring_bytes_negative() attributes {tile.kernel, tile.ring_bytes = -1 : i64} {
+// expected-error @+1 {{'tile.shared_reserve' is a non-negative integer on a func.func}}
+func.func @shared_reserve_negative() attributes {tile.kernel, tile.shared_reserve = -1 : i64} {
   return
 }

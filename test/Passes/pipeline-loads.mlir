@@ -96,7 +96,7 @@ func.func @body_stores(%a: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel} {
 // through cannot change what the loads read: the loads move ahead of it.
 // CHECK-LABEL: func.func @body_stores_apart
 // CHECK: tile.load
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[T:.*]] = %{{.*}})
+// CHECK: scf.for %{{.*}} iter_args(%{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}, %[[T:[a-z0-9_]+]] = 
 // CHECK: %[[NEXT:.*]] = tile.load
 // CHECK: tile.dot %[[T]], %[[T]]
 // CHECK: tile.store
