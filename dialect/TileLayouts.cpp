@@ -230,18 +230,25 @@ bool mlir::tile::isElementwiseArith(Operation *op) {
          !isa<arith::ConstantOp>(op);
 }
 
-bool mlir::tile::isRematerializable(Value value) {
+/// isRematerializable, looking at most `depth` ops up: expressions deeper
+/// than an index compared with a bound are not worth rebuilding, and the
+/// bound keeps shared subexpressions from making the walk exponential.
+static bool isRematerializableWithin(Value value, unsigned depth) {
   Operation *def = value.getDefiningOp();
-  if (!def)
+  if (!def || depth == 0)
     return false;
   if (isa<SplatOp, IotaOp, arith::ConstantOp>(def))
     return true;
   if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp>(def))
-    return isRematerializable(def->getOperand(0));
+    return isRematerializableWithin(def->getOperand(0), depth - 1);
   if (isElementwiseArith(def))
-    return llvm::all_of(def->getOperands(), [](Value operand) {
+    return llvm::all_of(def->getOperands(), [&](Value operand) {
       return !isa<RankedTensorType>(operand.getType()) ||
-             isRematerializable(operand);
+             isRematerializableWithin(operand, depth - 1);
     });
   return false;
+}
+
+bool mlir::tile::isRematerializable(Value value) {
+  return isRematerializableWithin(value, /*depth=*/8);
 }

@@ -180,8 +180,9 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
   };
   const int64_t chunks = (int64_t(tokens) + kKdaChunk - 1) / kKdaChunk;
   // The chain's views of the workspace take 32-bit row counts: H records
-  // of (257 + 4096 / D) rows per chunk.
-  const int64_t record_rows = 257 + kKdaChunk * kKdaChunk / dim;
+  // per chunk, each (257·D + 64²) / 64 rows in its view of 64-wide rows
+  // (the longer of its two views).
+  const int64_t record_rows = (257 * dim + kKdaChunk * kKdaChunk) / 64;
   const bool fits = chunks <= kMaxGridYZ &&
                     (chunks + 1) * int64_t(heads) * record_rows <= INT32_MAX;
   if (options.schedule != KdaSchedule::kSingleKernel && fits) {
