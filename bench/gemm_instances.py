@@ -25,10 +25,12 @@ from timing import l2_flusher, time_median
 INSTANCES = {
     "fp8": ["gemm_fp8", "gemm_fp8_128x256", "gemm_fp8_64x128",
             "gemm_fp8_64x64", "gemm_fp8_64x64_s8", "gemm_fp8_ws",
-            "gemm_fp8_128x256_ws", "gemm_fp8_64x128_ws"],
+            "gemm_fp8_128x256_ws", "gemm_fp8_64x128_ws", "gemm_fp8_ws_p",
+            "gemm_fp8_128x256_ws_p"],
     "bf16": ["gemm_bf16", "gemm_bf16_128x256", "gemm_bf16_64x128",
              "gemm_bf16_64x64", "gemm_bf16_64x64_s8", "gemm_bf16_ws",
-             "gemm_bf16_128x256_ws", "gemm_bf16_64x128_ws"],
+             "gemm_bf16_128x256_ws", "gemm_bf16_64x128_ws", "gemm_bf16_ws_p",
+             "gemm_bf16_128x256_ws_p"],
 }
 SHAPES = [(4096, 4096, 4096), (4096, 14336, 4096), (32, 8192, 8192),
           (1, 4096, 4096), (16, 4096, 4096), (64, 8192, 8192),
@@ -39,7 +41,7 @@ RUNS = 20
 
 
 def tile_of(name):
-    found = re.search(r"_(\d+)x(\d+)(?:_[a-z0-9]+)?$", name)
+    found = re.search(r"_(\d+)x(\d+)(?:_[a-z0-9]+)*$", name)
     return (int(found[1]), int(found[2])) if found else (128, 128)
 
 
@@ -66,7 +68,7 @@ def main(dtypes, module=None):
                 kern = module.kernel(name)
                 grid = ((n + bn - 1) // bn, (m + bm - 1) // bm)
                 y.fill_(float("nan"))
-                kern(grid, x, w, s, y, m, n, k)
+                kern.launch_tiles(grid, x, w, s, y, m, n, k)
                 torch.cuda.synchronize()
                 err = (y.double() - ref).abs()
                 good = bool(torch.all(err <= 1e-2 * ref.abs() + 1e-3 * mag))
@@ -74,8 +76,9 @@ def main(dtypes, module=None):
                     print(f"  {name} {m}x{n}x{k} wrong: max err / sum|p| "
                           f"{(err / mag).max().item():.3g}", flush=True)
                 ok &= good
-                t = time_median(lambda _: kern(grid, x, w, s, y, m, n, k),
-                                flush, RUNS)
+                t = time_median(
+                    lambda _: kern.launch_tiles(grid, x, w, s, y, m, n, k),
+                    flush, RUNS)
                 times.append(t if good else float("inf"))
             if dname == "fp8":
                 # cuBLAS takes fp8 only with M, N, K multiples of 16: pad

@@ -73,6 +73,16 @@ def Tile_Dialect : Dialect {
     /// of its own (tile.warp_specialize), overriding the pipeline's option.
     static constexpr llvm::StringLiteral kWarpSpecializeAttrName =
         "tile.warp_specialize";
+    /// Integer attribute of a kernel: run it persistently (tile-persistent),
+    /// one wave of programs walking the launch grid's tiles, this many tile
+    /// rows (grid y) side by side so that neighbours share operands in L2.
+    static constexpr llvm::StringLiteral kPersistentAttrName =
+        "tile.persistent";
+    /// Unit attribute on the scf.for of tile-persistent: the loop over a
+    /// persistent kernel's tiles, whose pipelining rings run across its
+    /// iterations.
+    static constexpr llvm::StringLiteral kPersistentLoopAttrName =
+        "tile.persistent_loop";
     /// Unit attribute on a !tile.ptr kernel argument: the caller promises
     /// that no other argument reaches the memory it points to (C's
     /// restrict), so stores through it cannot change what loads through

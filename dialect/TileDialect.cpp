@@ -251,6 +251,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is an integer in [1, 16] on a func.func";
     return success();
   }
+  if (name == kPersistentAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 1 ||
+        value.getInt() > 65535)
+      return op->emitError()
+             << "'" << name << "' is an integer in [1, 65535] on a func.func";
+    return success();
+  }
+  if (name == kPersistentLoopAttrName) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' is a unit attribute of scf.for";
+    return success();
+  }
   if (name == kWarpSpecializeAttrName) {
     if (!isa<func::FuncOp>(op) || !isa<BoolAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' is a bool on a func.func";

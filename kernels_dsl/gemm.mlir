@@ -10,12 +10,15 @@
 //
 // One template, instantiated per input type T and tile shape by
 // tile-instantiate (each instance a kernel of its own, named
-// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws], 128 x 128 when unnamed;
+// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws][_p], 128 x 128 when unnamed;
 // runtime/gemm_configs.cc picks one per shape): BK is 128 bytes of T, the
 // row one swizzle span holds. 64-row tiles take one warpgroup (4 warps),
 // others two; _s8 rings are 8 deep, for skinny products with one program
 // per SM; _ws instances feed their ring from a producer warp of its own
-// (tile-pipeline-loads' warp specialization).
+// (tile-pipeline-loads' warp specialization); _p instances are
+// persistent (tile-persistent): one wave of programs walks the tiles in
+// groups of 8 tile rows, the producer warp loading the next tile while the
+// consumers store the last.
 //
 // The passes choose where the operands go and which tensor-core
 // instruction multiplies them (wgmma on sm_90a; mma.sync m16n8k16 for
@@ -74,7 +77,19 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                   gemm_fp8_64x128_ws = {T = f8E4M3FN, BK = 128 : i32,
                                         BM = 64 : i32,
                                         "tile.num_warps" = 4 : i32,
-                                        "tile.warp_specialize" = true}}} {
+                                        "tile.warp_specialize" = true},
+                  gemm_bf16_ws_p = {"tile.warp_specialize" = true,
+                                    "tile.persistent" = 8 : i32},
+                  gemm_bf16_128x256_ws_p = {BN = 256 : i32,
+                                            "tile.warp_specialize" = true,
+                                            "tile.persistent" = 8 : i32},
+                  gemm_fp8_ws_p = {T = f8E4M3FN, BK = 128 : i32,
+                                   "tile.warp_specialize" = true,
+                                   "tile.persistent" = 8 : i32},
+                  gemm_fp8_128x256_ws_p = {T = f8E4M3FN, BK = 128 : i32,
+                                           BN = 256 : i32,
+                                           "tile.warp_specialize" = true,
+                                           "tile.persistent" = 8 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %bm = tile.param "BM" : i32

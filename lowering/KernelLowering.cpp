@@ -141,6 +141,9 @@ DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
       b.getNamedAttr("params", b.getArrayAttr(params)),
       b.getNamedAttr("tensor_maps", tensorMaps),
   };
+  if (auto group =
+          func->getAttrOfType<IntegerAttr>(TileDialect::kPersistentAttrName))
+    fields.push_back(b.getNamedAttr("persistent", group));
   return b.getDictionaryAttr(fields);
 }
 

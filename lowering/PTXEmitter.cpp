@@ -141,14 +141,17 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
             cast<StringAttr>(field.getValue()).str();
       params.push_back(std::move(param));
     }
-    kernels.push_back(llvm::json::Object{
+    llvm::json::Object kernel{
         {"name", func.getSymName().str()},
         {"block", ints(meta.get("block"))},
         {"shared_bytes", cast<IntegerAttr>(meta.get("shared_bytes")).getInt()},
         {"cluster", ints(meta.get("cluster"))},
         {"params", std::move(params)},
         {"tensor_maps", toJSON(meta.get("tensor_maps"))},
-    });
+    };
+    if (auto group = meta.getAs<IntegerAttr>("persistent"))
+      kernel["persistent"] = group.getInt();
+    kernels.push_back(std::move(kernel));
   });
   llvm::json::Object root{{"format", "tilec-metadata-v1"},
                           {"target", target.str()},

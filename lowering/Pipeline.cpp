@@ -29,6 +29,9 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After layouts (it leaves tcgen05 kernels alone), before pipelining
+  // (whose rings then run across tiles).
+  pm.addPass(createTilePersistent());
   // After layouts: the staged buffers take the shape the dots read.
   TilePipelineLoadsOptions pipelining;
   pipelining.numStages = options.numStages;

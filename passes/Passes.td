@@ -56,6 +56,38 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TilePersistent : Pass<"tile-persistent", "::mlir::ModuleOp"> {
+  let summary = "run kernels as one wave of programs looping over tiles";
+  let description = [{
+    A kernel with `tile.persistent = G` becomes persistent: it takes two
+    more i32 parameters, `tiles_x` and `tiles_y` (the grid it was written
+    for), is launched on a 1-D grid of at most as many programs as the
+    GPU holds at once, and each program walks tiles `t = program_id x,
+    + num_programs x, ...` below `tiles_x * tiles_y` in an `scf.for`
+    marked `tile.persistent_loop`. Tiles are numbered in groups of G tile
+    rows: within a group, down the G rows first, then across, so that the
+    programs running at once share the operand rows and columns of a G
+    by (programs / G) block of tiles in L2 (grouped rasterization).
+
+    In the loop, `tile.program_id x`/`y` are the tile's column and row,
+    `tile.num_programs x`/`y` are `tiles_x`/`tiles_y` (`z`: 0 and 1). The
+    loop holds every op that reads or writes memory or depends on the
+    program id; the rest stays before it, computed once.
+    `tile-pipeline-loads` then carries each ring of the loop's body across
+    tiles: its buffers and mbarriers are set up once, its phases continue
+    from tile to tile, and a producer warp (`tile.warp_specialize`) copies
+    the next tile's first stages while the consumers finish the last one.
+
+    Kernels whose dots accumulate in tensor memory (tcgen05, sm_100a) are
+    left as they are and lose the attribute: their rings do not yet carry
+    over between tiles. The metadata of a kernel that stays persistent
+    says so (`"persistent"`), for the runtime's launch.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "software-pipeline the loads that feed a loop's dots";
   let description = [{

@@ -403,7 +403,50 @@ struct Ring {
   /// With tcgen05 dots: S mbarriers, one per stage, on which the dots that
   /// read the stage commit (tile.dot_commit).
   Value consumed;
+  /// The persistent loop (tile-persistent) the ring's loop sits in, whose
+  /// iterations (tiles) the ring runs across; null otherwise.
+  scf::ForOp outer;
 };
+
+/// The persistent loop around `loop` that a ring of `loads` in it can run
+/// across: `loop` sits in its body (or in a branch there: the ring's TMA
+/// and cp.async versions), and the loop's bounds and the loads' views are
+/// set before it (the same for every tile).
+scf::ForOp getPersistentLoop(scf::ForOp loop, ArrayRef<LoadOp> loads) {
+  Operation *parent = loop->getParentOp();
+  if (isa<scf::IfOp>(parent))
+    parent = parent->getParentOp();
+  auto outer = dyn_cast<scf::ForOp>(parent);
+  if (!outer || !outer->hasAttr(TileDialect::kPersistentLoopAttrName))
+    return {};
+  SmallVector<Value> invariant = {loop.getLowerBound(), loop.getUpperBound(),
+                                  loop.getStep()};
+  for (LoadOp load : loads)
+    invariant.push_back(load.getView());
+  for (Value v : invariant)
+    if (!outer.isDefinedOutsideOfLoop(v))
+      return {};
+  return outer;
+}
+
+Value getTripCount(OpBuilder &b, scf::ForOp loop);
+
+/// The iterations the ring of `loop` ran in the tiles before this one of
+/// its persistent loop `outer` (the loop's trip count plus `extra` per
+/// tile), at the top of the outer loop's body.
+Value getRingBase(scf::ForOp outer, scf::ForOp loop, int64_t extra) {
+  OpBuilder b = OpBuilder::atBlockBegin(outer.getBody());
+  Location loc = outer.getLoc();
+  Value tile = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, outer.getInductionVar(),
+                            outer.getLowerBound()),
+      outer.getStep());
+  Value perTile = arith::AddIOp::create(
+      b, loc, getTripCount(b, loop),
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(extra)));
+  return arith::MulIOp::create(b, loc, tile, perTile);
+}
 
 /// The ring of `loop` for the staged loads among `candidates`, or failure
 /// when none qualifies or the ring would not fit.
@@ -440,8 +483,17 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
         staged.bufferType.getSwizzle());
   }
   ring.dots = getAsyncCandidates(loop, ring.loads, ring.stages);
-  bool wgmma = !ring.dots.empty() && !isTcgen05Dot(ring.dots.front());
+  bool tcgen05 = !ring.dots.empty() && isTcgen05Dot(ring.dots.front());
+  bool wgmma = !ring.dots.empty() && !tcgen05;
   ring.lead = ring.stages - 1 - (wgmma ? 1 : 0);
+  // tcgen05 rings count commits per tile; tile-persistent leaves their
+  // kernels alone.
+  if (!tcgen05) {
+    SmallVector<LoadOp> loads;
+    for (const StagedLoad &staged : ring.loads)
+      loads.push_back(staged.load);
+    ring.outer = getPersistentLoop(loop, loads);
+  }
   return ring;
 }
 
@@ -490,9 +542,10 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t v) {
 
 /// The offsets of `staged`'s load for induction value `ivValue`, its
 /// address slice cloned at `b`'s insertion point.
-SmallVector<Value> cloneOffsetsAt(OpBuilder &b, StagedLoad &staged,
-                                  Value iv, Value ivValue) {
-  IRMapping map;
+SmallVector<Value> cloneOffsetsAt(OpBuilder &b, StagedLoad &staged, Value iv,
+                                  Value ivValue,
+                                  const IRMapping &outside = {}) {
+  IRMapping map = outside;
   map.map(iv, ivValue);
   for (Operation *op : staged.slice)
     b.clone(*op, map);
@@ -563,11 +616,15 @@ Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
 /// At `b`'s insertion point, the top of `loop`'s body: waits until the
 /// copies of this iteration i have landed (phase (i / S) % 2 of barrier
 /// i % S of `full`, S = `stages`); returns i and the stage i % S it reads.
+/// With `base`, i counts from there (the ring's iterations of earlier
+/// tiles).
 std::pair<Value, Value> waitForStage(OpBuilder &b, scf::ForOp loop, Value full,
-                                     int64_t stages) {
+                                     int64_t stages, Value base = {}) {
   Location loc = loop.getLoc();
   Value count = i32Constant(b, loc, stages);
   Value iteration = getIterationNumber(b, loop);
+  if (base)
+    iteration = arith::AddIOp::create(b, loc, base, iteration);
   Value read = arith::RemUIOp::create(b, loc, iteration, count);
   Value phase = arith::AndIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, iteration, count),
@@ -597,6 +654,10 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value iv = loop.getInductionVar();
+  // In a persistent loop, threads may still read the previous tile's
+  // stages that the prologue refills.
+  if (ring.outer)
+    BarrierOp::create(b, loc);
   for (int64_t i = 0; i < ring.lead; ++i) {
     Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
     for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
@@ -669,14 +730,28 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
       TmaCopyOp::create(b, loc, map, cloneOffsetsAt(b, staged, iv, ivValue),
                         buffer, stage, barriers, stage);
   };
-  for (int64_t i = 0; i < ring.lead; ++i)
-    copyIteration(b, advance(b, loc, loop.getLowerBound(), loop.getStep(), i),
-                  i32Constant(b, loc, i));
-
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);
+  // In a persistent loop the ring's iterations count on from the previous
+  // tile's, each tile taking its trip count plus the L copies past its end
+  // (so that barrier phases stay in step), and no thread may still read a
+  // stage the prologue refills.
+  Value base;
+  if (ring.outer) {
+    base = getRingBase(ring.outer, loop, ring.lead);
+    BarrierOp::create(b, loc);
+  }
+  for (int64_t i = 0; i < ring.lead; ++i) {
+    Value stage = i32Constant(b, loc, i);
+    if (base)
+      stage = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, base, stage), stages);
+    copyIteration(b, advance(b, loc, loop.getLowerBound(), loop.getStep(), i),
+                  stage);
+  }
+
   b.setInsertionPointToStart(loop.getBody());
-  auto [iteration, read] = waitForStage(b, loop, barriers, ring.stages);
+  auto [iteration, read] = waitForStage(b, loop, barriers, ring.stages, base);
   BarrierOp::create(b, loc);
   // tcgen05: the refill comes after this iteration's dots are issued (see
   // emitCpAsyncRing).
@@ -702,14 +777,41 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
     waitForDots(
         b, loc, ring,
         arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, ring.lead)));
+  Value last = base ? arith::AddIOp::create(b, loc, base, trips) : trips;
   for (int64_t j = 0; j < ring.lead; ++j) {
-    Value it = arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, j));
+    Value it = arith::AddIOp::create(b, loc, last, i32Constant(b, loc, j));
     MBarrierWaitOp::create(
         b, loc, barriers, arith::RemUIOp::create(b, loc, it, stages),
         arith::AndIOp::create(
             b, loc, arith::DivUIOp::create(b, loc, it, stages), one));
   }
   finishRing(loop, ring, buffers, read);
+}
+
+/// The ops of persistent loop `outer`'s body that the offsets of `ring`'s
+/// copies depend on (the tile's coordinates, say), in order; failure when
+/// one of them is not a plain computation that a producer can repeat.
+FailureOr<SmallVector<Operation *>> getTileInputs(const Ring &ring,
+                                                  scf::ForOp outer) {
+  SetVector<Operation *> inputs;
+  SmallVector<Value> pending;
+  for (StagedLoad staged : ring.loads) {
+    llvm::append_range(pending, staged.load.getOffsets());
+    for (Operation *op : staged.slice)
+      llvm::append_range(pending, op->getOperands());
+  }
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != outer.getBody() || !inputs.insert(def))
+      continue;
+    if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+      return failure();
+    llvm::append_range(pending, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(inputs.begin(), inputs.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
 }
 
 /// Register budgets of a warp-specialized kernel of `consumerWarps` warps
@@ -745,14 +847,21 @@ getSpecializedRegisters(int64_t consumerWarps) {
 /// Every consumer thread arrives, so the empty barriers count the consumer
 /// threads; the producer issues exactly the loop's iterations, so nothing
 /// is in flight after it.
+///
+/// In a persistent loop the producer walks the same tiles, recomputing
+/// what the copies' offsets need of each (getTileInputs), and iteration i
+/// counts on from the earlier tiles' trip counts: the producer fills the
+/// next tile's first stages while the consumers finish the last one, and
+/// the stage of a tile's last dot is released after the next tile's first.
 void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
                              ArrayRef<Value> buffers, ArrayRef<Value> maps,
                              Value full, scf::IfOp version) {
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
-  auto func = cast<func::FuncOp>(version->getParentOp());
+  Operation *anchor = ring.outer ? ring.outer.getOperation() : version;
+  auto func = cast<func::FuncOp>(anchor->getParentOp());
   int64_t consumerWarps = getNumWarps(func);
-  OpBuilder b(version);
+  OpBuilder b(anchor);
   Value empty =
       AllocSharedOp::create(b, loc,
                             SharedBufferType::get(context, {ring.stages},
@@ -781,10 +890,10 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   Block *producer = b.createBlock(&specialize.getProducer());
   Block *consumers = b.createBlock(&specialize.getConsumers());
   // The consumers take the rest of the kernel.
-  Operation *end = version->getBlock()->getTerminator();
+  Operation *end = anchor->getBlock()->getTerminator();
   consumers->getOperations().splice(consumers->end(),
-                                    version->getBlock()->getOperations(),
-                                    version->getIterator(), end->getIterator());
+                                    anchor->getBlock()->getOperations(),
+                                    anchor->getIterator(), end->getIterator());
 
   int64_t stageBytes = 0;
   for (const StagedLoad &staged : ring.loads)
@@ -794,6 +903,20 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   auto aligned = scf::IfOp::create(b, loc, TypeRange(), version.getCondition(),
                                    /*withElseRegion=*/false);
   b.setInsertionPointToStart(aligned.thenBlock());
+  IRMapping tileInputs;
+  Value producerBase, consumerBase;
+  if (scf::ForOp outer = ring.outer) {
+    auto tiles = scf::ForOp::create(b, loc, outer.getLowerBound(),
+                                    outer.getUpperBound(), outer.getStep());
+    b.setInsertionPointToStart(tiles.getBody());
+    tileInputs.map(outer.getInductionVar(), tiles.getInductionVar());
+    FailureOr<SmallVector<Operation *>> inputs = getTileInputs(ring, outer);
+    assert(succeeded(inputs) && "canSpecialize checked the tile's inputs");
+    for (Operation *op : *inputs)
+      b.clone(*op, tileInputs);
+    consumerBase = getRingBase(outer, loop, 0);
+    producerBase = getRingBase(tiles, loop, 0);
+  }
   auto copies = scf::ForOp::create(b, loc, loop.getLowerBound(),
                                    loop.getUpperBound(), loop.getStep());
   b.setInsertionPointToStart(copies.getBody());
@@ -801,6 +924,8 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   Value iteration = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
       loop.getStep());
+  if (producerBase)
+    iteration = arith::AddIOp::create(b, loc, producerBase, iteration);
   Value stage = arith::RemUIOp::create(b, loc, iteration, stages);
   Value released = arith::AndIOp::create(
       b, loc,
@@ -810,12 +935,14 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   MBarrierWaitOp::create(b, loc, empty, stage, released);
   MBarrierExpectOp::create(b, loc, full, stage, stageBytes);
   for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps))
-    TmaCopyOp::create(b, loc, map,
-                      cloneOffsetsAt(b, staged, loop.getInductionVar(), iv),
-                      buffer, stage, full, stage);
+    TmaCopyOp::create(
+        b, loc, map,
+        cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs),
+        buffer, stage, full, stage);
 
   b.setInsertionPointToStart(loop.getBody());
-  auto [consumed, read] = waitForStage(b, loop, full, ring.stages);
+  auto [consumed, read] =
+      waitForStage(b, loop, full, ring.stages, consumerBase);
   bool asyncDots = !ring.dots.empty();
   finishRing(loop, ring, buffers, read);
   b.setInsertionPoint(loop.getBody()->getTerminator());
@@ -841,9 +968,11 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
 /// Whether the TMA version `version` of a ring's loop can take a producer
 /// warp: it sits in its kernel's body, which holds no other specialization,
 /// and its dots do not complete on mbarriers (tcgen05).
-bool canSpecialize(scf::IfOp version, const Ring &ring) {
-  auto func = dyn_cast<func::FuncOp>(version->getParentOp());
-  if (!func || ring.consumed)
+bool canSpecialize(scf::IfOp version, Ring &ring) {
+  Operation *anchor = ring.outer ? ring.outer.getOperation() : version;
+  auto func = dyn_cast<func::FuncOp>(anchor->getParentOp());
+  if (!func || ring.consumed ||
+      (ring.outer && failed(getTileInputs(ring, ring.outer))))
     return false;
   bool other = false;
   func.walk([&](WarpSpecializeOp) { other = true; });
@@ -863,7 +992,9 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   if (failed(ring))
     return;
   Location loc = loop.getLoc();
-  OpBuilder b(loop);
+  // Buffers, barriers and tensor maps are set up once, before a persistent
+  // loop the ring runs across.
+  OpBuilder b(ring->outer ? ring->outer.getOperation() : loop.getOperation());
   SmallVector<Value> buffers;
   for (const StagedLoad &staged : ring->loads)
     buffers.push_back(
@@ -897,6 +1028,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   }
   Value barriers = barrierBuffer();
   Value aligned = ViewAlignedOp::create(b, loc, views);
+  b.setInsertionPoint(loop);
   auto version = scf::IfOp::create(b, loc, loop.getResultTypes(), aligned,
                                    /*withElseRegion=*/true);
   // Both versions start as copies of the loop, whose staged loads sit at

@@ -214,8 +214,8 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
         KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
         KernelArg::I32(m),          KernelArg::I32(n),
         KernelArg::I32(ks)};
-    return (*kernel)->Launch({grid_n, grid_m, 1}, args, stream,
-                             PointerCheck::kSkip);
+    return (*kernel)->LaunchTiles({grid_n, grid_m, 1}, args, stream,
+                                  PointerCheck::kSkip);
   };
   auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
     return launch(*config, xs, ws, ks);

@@ -26,14 +26,19 @@ constexpr GemmConfig kConfigs[] = {
     {"gemm_fp8_ws", DType::kF8E4M3, 128, 128, 5, true},
     {"gemm_fp8_128x256_ws", DType::kF8E4M3, 128, 256, 4, true},
     {"gemm_fp8_64x128_ws", DType::kF8E4M3, 64, 128, 5, true},
+    {"gemm_bf16_ws_p", DType::kBF16, 128, 128, 5, true, true},
+    {"gemm_bf16_128x256_ws_p", DType::kBF16, 128, 256, 4, true, true},
+    {"gemm_fp8_ws_p", DType::kF8E4M3, 128, 128, 5, true, true},
+    {"gemm_fp8_128x256_ws_p", DType::kF8E4M3, 128, 256, 4, true, true},
 };
 
 const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0,
-                       bool warp_specialized = false) {
+                       bool warp_specialized = false, bool persistent = false) {
   for (const GemmConfig &config : kConfigs)
     if (config.dtype == dtype && config.tile_m == tile_m &&
         config.tile_n == tile_n && (stages == 0 || config.stages == stages) &&
-        config.warp_specialized == warp_specialized)
+        config.warp_specialized == warp_specialized &&
+        config.persistent == persistent)
       return config;
   // The 128 x 128 instance exists for both dtypes.
   return Find(dtype, 128, 128);
@@ -83,9 +88,19 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // multiply-add) while it fills three quarters of the SMs or more (2048 x
   // 2048: 128 programs, 1.6x faster than 128 x 128); then 128 x 128 while
   // it gives at least half the SMs a program; 64-row tiles below that.
+  //
+  // With more 128 x 256 tiles than SMs, the persistent instance (one wave
+  // walking the tiles, its producer warp loading the next tile during the
+  // last one's epilogue): fp8 4096 x 14336 x 4096 411 against 447 us for
+  // the plain producer-warp instance, 4096^3 125.0 against 126.1 (134.7
+  // without a producer warp), 8192^3 850 against 875; bf16 4096 x 14336 x
+  // 4096 716 against 834 without a producer warp, but 8192^3 1760 against
+  // 1701 (gemm_instances.py, 2026-12-03).
   const int64_t wide = Tiles(m, n, 128, 256);
+  if (wide > sms && (fp8 || k < 8192))
+    return Find(dtype, 128, 256, 0, true, true);
   if (wide * 4 >= sms * 3)
-    return Find(dtype, 128, 256, 0, fp8 && (k >= 8192 || wide >= 8 * sms));
+    return Find(dtype, 128, 256, 0, fp8 && k >= 8192);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
     return Find(dtype, 128, 128, 0, fp8);
   return Find(dtype, 64, 128, 0, fp8);

@@ -24,6 +24,9 @@ struct GemmConfig {
   int stages;
   // A producer warp of its own feeds the TMA ring (sm_90a).
   bool warp_specialized = false;
+  // One wave of programs walks the tiles (tile-persistent; launched with
+  // Kernel::LaunchTiles).
+  bool persistent = false;
 };
 
 // Every instance the build embeds, for every target.

@@ -2,6 +2,10 @@
 
 #include "runtime/tensor_map.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/context.h"
@@ -155,6 +159,35 @@ absl::StatusOr<int> Kernel::MaxActiveClusters(Dim3 cluster) const {
       !status.ok())
     return status;
   return clusters;
+}
+
+absl::Status Kernel::LaunchTiles(Dim3 tiles, absl::Span<const KernelArg> args,
+                                 CUstream stream, PointerCheck check) const {
+  if (info_.persistent_group == 0)
+    return Launch(tiles, args, stream, check);
+  const uint64_t count = uint64_t{tiles.x} * tiles.y;
+  if (tiles.z != 1 || count == 0 ||
+      count > uint64_t(std::numeric_limits<int32_t>::max()))
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel '", info_.name, "' is persistent: its tile grid (",
+                     tiles.x, ", ", tiles.y, ", ", tiles.z,
+                     ") must be 2-D with 1 to 2^31 - 1 tiles"));
+  int resident = resident_programs_.load(std::memory_order_relaxed);
+  if (resident == 0) {
+    absl::StatusOr<int> clusters = MaxActiveClusters({1, 1, 1});
+    if (!clusters.ok())
+      return clusters.status();
+    if (*clusters < 1)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "kernel '", info_.name, "' does not fit on an SM of this GPU"));
+    resident = *clusters;
+    resident_programs_.store(resident, std::memory_order_relaxed);
+  }
+  absl::InlinedVector<KernelArg, 16> full(args.begin(), args.end());
+  full.push_back(KernelArg::I32(int32_t(tiles.x)));
+  full.push_back(KernelArg::I32(int32_t(tiles.y)));
+  const uint32_t programs = uint32_t(std::min<uint64_t>(count, resident));
+  return Launch({programs, 1, 1}, full, stream, check);
 }
 
 // Thread-block clusters need cuLaunchKernelEx with a cluster-shape attribute.

@@ -2,6 +2,8 @@
 #ifndef TILEC_RUNTIME_KERNEL_H_
 #define TILEC_RUNTIME_KERNEL_H_
 
+#include <atomic>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -55,6 +57,15 @@ public:
   // memory): more clusters than this take a second wave.
   absl::StatusOr<int> MaxActiveClusters(Dim3 cluster) const;
 
+  // Launches the work of a grid of `tiles` (one program per tile, as the
+  // kernel's source is written). A persistent kernel (KernelInfo::
+  // persistent_group) gets `tiles.x` and `tiles.y` appended to `args` and
+  // runs on min(tiles, programs the GPU holds at once) programs, which
+  // walk the tiles; any other kernel is launched on `tiles` itself.
+  absl::Status LaunchTiles(Dim3 tiles, absl::Span<const KernelArg> args,
+                           CUstream stream = nullptr,
+                           PointerCheck check = PointerCheck::kDriver) const;
+
 private:
   friend class Module;
   Kernel(const Driver &driver, CUcontext context, CUfunction function,
@@ -72,6 +83,8 @@ private:
   CUcontext context_;
   CUfunction function_;
   const KernelInfo &info_;
+  // MaxActiveClusters of single programs, once asked (0: not yet).
+  mutable std::atomic<int> resident_programs_{0};
 };
 
 } // namespace tilec

@@ -327,6 +327,22 @@ absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
     kernel.params.push_back(*std::move(param));
   }
 
+  if (auto it = value.find("persistent"); it != value.end()) {
+    absl::StatusOr<uint32_t> group =
+        ToUint32(*it, Child(named, "persistent"), 1);
+    if (!group.ok())
+      return group.status();
+    const size_t n = kernel.params.size();
+    if (n < 2 || kernel.params[n - 2].name != "tiles_x" ||
+        kernel.params[n - 1].name != "tiles_y" ||
+        kernel.params[n - 2].kind != ParamKind::kI32 ||
+        kernel.params[n - 1].kind != ParamKind::kI32)
+      return Error(Child(named, "persistent"),
+                   "a persistent kernel's last two params must be the i32 "
+                   "tile counts 'tiles_x' and 'tiles_y'");
+    kernel.persistent_group = *group;
+  }
+
   absl::StatusOr<const Json *> maps =
       Field(value, named, "tensor_maps", Type::kArray);
   if (!maps.ok())

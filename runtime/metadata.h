@@ -72,6 +72,11 @@ struct KernelInfo {
   std::vector<ParamInfo> params;
   // Hidden tensor-map parameters, in order after `params`.
   std::vector<TensorMapInfo> tensor_maps;
+  // For a persistent kernel (tile-persistent), the tile rows walked side by
+  // side; 0 otherwise. Its last two params are the tile grid (`tiles_x`,
+  // `tiles_y`, i32) and it runs on a 1-D grid of at most as many programs
+  // as the GPU holds at once (Kernel::LaunchTiles).
+  uint32_t persistent_group = 0;
   // This kernel's whole record as compact JSON text (members in document
   // order), for callers that want to read fields themselves (the C and
   // Python APIs).

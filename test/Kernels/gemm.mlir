@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=SM100 < %t.sm100a.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
+// RUN: FileCheck %s --check-prefix=PERSIST < %t.sm90a.ptx
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --metadata-out=%t.json -o /dev/null && FileCheck %s --check-prefix=META < %t.json
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
 // on operands copied into a five-stage ring of swizzled shared memory
@@ -85,6 +87,28 @@
 // SM80-NEXT: bar.sync 0
 // SM80-LABEL: .entry gemm_fp8
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// The fast fp8 instance for large products: persistent (tile-persistent:
+// the tile counts follow M, N and K, the programs step through the tiles
+// by the grid's size), warp-specialized (a producer warpgroup with 40
+// registers issuing the TMA copies, consumers with 232 issuing wgmma e4m3).
+// PERSIST-LABEL: .entry gemm_fp8_128x256_ws_p(
+// PERSIST: .param .u32 gemm_fp8_128x256_ws_p_param_7,
+// PERSIST-NEXT: .param .u32 gemm_fp8_128x256_ws_p_param_8,
+// PERSIST: .reqntid 384, 1, 1
+// PERSIST: %nctaid.x
+// PERSIST: setmaxnreg.dec.sync.aligned.u32 40;
+// PERSIST: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSIST: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+// PERSIST: mbarrier.arrive.shared.b64
+// PERSIST: .entry
+// The metadata tells the runtime how to launch it; on sm_100a (tcgen05)
+// the instance stays one program per tile (test/Passes/persistent.mlir).
+// META: "name": "gemm_fp8_128x256_ws_p",
+// META: "name": "tiles_x"
+// META: "name": "tiles_y"
+// META: "persistent": 8,
 
 // The bf16 kernel keeps its 64 accumulators per thread without spilling.
 // RES-LABEL: Compiling entry function 'gemm_bf16'

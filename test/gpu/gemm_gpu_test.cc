@@ -121,7 +121,7 @@ protected:
                                 KernelArg::I32(m),
                                 KernelArg::I32(n),
                                 KernelArg::I32(k)};
-      status = (*kernel)->Launch(
+      status = (*kernel)->LaunchTiles(
           {uint32_t((n + config->tile_n - 1) / config->tile_n),
            uint32_t((m + config->tile_m - 1) / config->tile_m), 1},
           args);
@@ -228,6 +228,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{"k_tail", 64, 200, 4127},
                       Shape{"skinny_m", 32, 1024, 2048},
                       Shape{"several_tiles", 384, 256, 512},
+                      // More tiles than programs fit on the GPU, for the
+                      // persistent instances (a short last group of rows).
+                      Shape{"many_tiles", 1664, 2816, 200},
                       Shape{"n_one", 300, 1, 96}, Shape{"m_one", 1, 300, 96}),
     [](const ::testing::TestParamInfo<Shape> &info) {
       return std::string(info.param.name);

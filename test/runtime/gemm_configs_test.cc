@@ -50,17 +50,21 @@ TEST(GemmConfigsTest, OtherTargetsTakeTheSquareTile) {
 }
 
 TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
-  // Large products: the 128 x 256 tile while it still fills 132 SMs.
+  // Large products: more 128 x 256 tiles than SMs, the persistent
+  // instance (bf16 only below K = 8192).
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, kH200).kernel,
-            "gemm_fp8_128x256");
-  // fp8 128 x 256 takes its producer warp on long K or from 8 waves of
-  // programs (1792 here) on.
+            "gemm_fp8_128x256_ws_p");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 8192, 8192, 8192, kH200).kernel,
-            "gemm_fp8_128x256_ws");
+            "gemm_fp8_128x256_ws_p");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 14336, 4096, kH200).kernel,
-            "gemm_fp8_128x256_ws");
+            "gemm_fp8_128x256_ws_p");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, kH200).kernel,
+            "gemm_bf16_128x256_ws_p");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 8192, 8192, 8192, kH200).kernel,
             "gemm_bf16_128x256");
+  // One wave of 128 x 256 tiles: fp8 takes the producer warp on long K.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 2048, 2048, 8192, kH200).kernel,
+            "gemm_fp8_128x256_ws");
   // 128 x 256 tiles: 16 x 8 = 128 programs, over three quarters of the
   // SMs; 2 x 32 = 64, fewer: 128 x 128 (256 programs).
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 2048, 8192, kH200).kernel,

@@ -114,6 +114,35 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
   EXPECT_TRUE(info->kernels[1].params.empty());
 }
 
+TEST(MetadataTest, ParsesAPersistentKernel) {
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(WithSoftmax(
+      R"("tensor_maps": [])", R"("tensor_maps": [], "persistent": 8)"));
+  ASSERT_FALSE(info.ok()) << "a persistent kernel without tile counts";
+  EXPECT_THAT(info.status().message(),
+              HasSubstr("kernels[0] ('softmax_f32').persistent: a persistent "
+                        "kernel's last two params must be the i32 tile counts "
+                        "'tiles_x' and 'tiles_y'"));
+  info = ParseMetadata(WithSoftmax(
+      R"({"name": "cols", "kind": "i32"}
+      ],
+      "tensor_maps": [])",
+      R"({"name": "cols", "kind": "i32"},
+        {"name": "tiles_x", "kind": "i32"}, {"name": "tiles_y", "kind": "i32"}
+      ],
+      "tensor_maps": [], "persistent": 8)"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kernels[0].persistent_group, 8u);
+  // Without the field: 0.
+  info = ParseMetadata(Document(kSoftmaxKernel));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kernels[0].persistent_group, 0u);
+  info = ParseMetadata(WithSoftmax(R"("tensor_maps": [])",
+                                   R"("tensor_maps": [], "persistent": 0)"));
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.status().message(),
+              HasSubstr("persistent: expected an integer in [1, "));
+}
+
 TEST(MetadataTest, KindNamesRoundTrip) {
   for (ParamKind kind :
        {ParamKind::kPtr, ParamKind::kI32, ParamKind::kI64, ParamKind::kF32,

@@ -775,6 +775,9 @@ class Kernel:
         self.shared_bytes = self.info["shared_bytes"]
         self.cluster = tuple(self.info["cluster"])
         self.params = self.info["params"]
+        # Tile rows walked side by side by a persistent kernel; 0 otherwise.
+        self.persistent = self.info.get("persistent", 0)
+        self._resident = 0
 
     def __repr__(self):
         signature = ", ".join("%s: %s" % (p["name"], p["kind"])
@@ -884,6 +887,25 @@ class Kernel:
             _check(_lib.tilec_kernel_launch_clusters(
                 self._handle, grid3, self._dims("cluster", cluster),
                 converted, len(args), _stream_handle(stream)))
+
+    def launch_tiles(self, tiles, *args, stream=None):
+        """Runs the work of a grid of `tiles` (one program per tile, as the
+        source is written). A persistent kernel takes the tile counts as
+        its last two arguments and runs on as many programs as the GPU
+        holds at once (at most one per tile); others launch on `tiles`."""
+        if not self.persistent:
+            return self(tiles, *args, stream=stream)
+        tiles3 = list(self._dims("tiles", tiles))
+        if tiles3[2] != 1:
+            raise TilecError("kernel '%s' is persistent: its tile grid must "
+                             "be 2-D, got %r" % (self.name, tiles))
+        if not self._resident:
+            self._resident = self.max_active_clusters((1, 1, 1))
+            if self._resident < 1:
+                raise TilecError("kernel '%s' does not fit on an SM"
+                                 % self.name)
+        programs = min(tiles3[0] * tiles3[1], self._resident)
+        return self((programs,), *args, tiles3[0], tiles3[1], stream=stream)
 
     def max_active_clusters(self, cluster):
         """How many clusters of shape `cluster` the device runs at once."""
