@@ -544,6 +544,46 @@ LogicalResult TmaCopyOp::verify() {
   return success();
 }
 
+LogicalResult StoreBoxesOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  auto tile = cast<RankedTensorType>(getValue().getType());
+  auto swizzle = dyn_cast_or_null<SwizzleAttr>(buffer.getSwizzle());
+  ArrayRef<int64_t> shape = buffer.getShape();
+  if (shape.size() != 3 || !swizzle || swizzle.getBytes() != 128 ||
+      swizzle.getWgmmaWarps() != 0 ||
+      shape[2] * std::max<int64_t>(
+                     1, buffer.getElementType().getIntOrFloatBitWidth() / 8) !=
+          128)
+    return emitOpError() << "writes stages of 128-byte rows under a 128-byte "
+                            "swizzle, got "
+                         << buffer;
+  if (tile.getRank() != 2 || tile.getElementType() != buffer.getElementType() ||
+      tile.getDimSize(0) != shape[1] ||
+      getColumn() + shape[0] * shape[2] > tile.getDimSize(1))
+    return emitOpError() << "columns " << getColumn() << " .. +"
+                         << shape[0] * shape[2] << " of " << tile
+                         << " do not fill the stages of " << buffer;
+  return success();
+}
+
+LogicalResult TmaStoreOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  TensorMapType map = getMap().getType();
+  if (getOffsets().size() != 2)
+    return emitOpError() << "stores with two offsets, got "
+                         << getOffsets().size();
+  ArrayRef<int64_t> shape = buffer.getShape();
+  auto swizzle = dyn_cast_or_null<SwizzleAttr>(buffer.getSwizzle());
+  auto mapSwizzle = cast<SwizzleAttr>(map.getSwizzle());
+  if (shape.size() != 3 || !swizzle ||
+      map.getElementType() != buffer.getElementType() ||
+      map.getBox() != shape.drop_front() ||
+      mapSwizzle.getBytes() != swizzle.getBytes())
+    return emitOpError() << "stages of " << buffer
+                         << " are not boxes of the tensor map " << map;
+  return success();
+}
+
 LogicalResult LoadStageOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
   if (failed(verifyStagedBuffer(*this, buffer)))

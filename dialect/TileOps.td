@@ -489,6 +489,74 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_StoreBoxesOp : Tile_Op<"store_boxes", [MemoryEffects<[MemWrite]>]> {
+  let summary = "write columns of a tile into a buffer's stages for TMA stores";
+  let description = [{
+    Stage `j` of `buffer` (`!tile.smem<B x R x W x T, #tile.swizzle<128>>`,
+    rows of 128 bytes) receives columns `column + j·W .. + W` of the
+    `R`×`C` tile `value`, laid out as a TMA box under the 128-byte swizzle
+    (16-byte chunk `k` of row `r` at chunk `k ^ (r % 8)`), so that a
+    `tile.tma_store` can copy it out. Each thread writes the elements its
+    layout gives it, then fences its writes for the async proxy: after a
+    `tile.barrier`, TMA reads them.
+
+    ```mlir
+    tile.store_boxes %out, %epi column 128
+        : tensor<128x256xbf16, #mma>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$value, Tile_SharedBufferType:$buffer,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$column);
+  let assemblyFormat = [{
+    $value `,` $buffer `column` $column attr-dict `:` type($value) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "bulk tensor copy of a buffer's stages into a global view";
+  let description = [{
+    Starts copying stage `j` of `buffer` to the tensor map's view at rows
+    `offsets[0] ..` and columns `offsets[1] + j·W ..`, one box (`R`×`W`,
+    the stage's shape) per stage; elements outside the view are not
+    written. Thread 0 of the program (of the consumers, in a
+    warp-specialized kernel) issues the copies, which form one bulk async
+    group of that thread (`tile.tma_store_wait`).
+
+    ```mlir
+    tile.tma_store %map[%row, %col], %epi
+        : !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>,
+          !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
+                       Tile_SharedBufferType:$buffer);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `,` $buffer attr-dict `:` qualified(type($map)) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the program's bulk tensor stores";
+  let description = [{
+    Thread 0 (the one `tile.tma_store` issues from) waits until at most
+    `pending` of its bulk async groups are incomplete; with `read`, only
+    until they have read their shared memory, after which the buffer may
+    be written again (behind a `tile.barrier` for the other threads).
+
+    ```mlir
+    tile.tma_store_wait 0 read
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending,
+                       UnitAttr:$read);
+  let assemblyFormat = "$pending (`read` $read^)? attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Global memory
 //===----------------------------------------------------------------------===//

@@ -211,6 +211,7 @@ struct ConvertTileToLLVMPass
     populateTcgen05Patterns(converter, patterns);
     populateAsyncCopyPatterns(converter, patterns, target);
     populateTmaPatterns(converter, patterns);
+    populateTmaStorePatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,
                                       std::move(patterns))))
       return signalPassFailure();

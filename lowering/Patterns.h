@@ -74,6 +74,10 @@ void populateAsyncCopyPatterns(TileTypeConverter &converter,
 LogicalResult checkTensorMapSources(ModuleOp module);
 void populateTmaPatterns(TileTypeConverter &converter,
                          RewritePatternSet &patterns);
+/// tile.store_boxes, tile.tma_store and tile.tma_store_wait (epilogues
+/// staged by tile-stage-stores).
+void populateTmaStorePatterns(TileTypeConverter &converter,
+                              RewritePatternSet &patterns);
 void populateKernelPatterns(TileTypeConverter &converter,
                             RewritePatternSet &patterns, StringRef target);
 

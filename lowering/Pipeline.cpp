@@ -32,6 +32,10 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   // After layouts (it leaves tcgen05 kernels alone), before pipelining
   // (whose rings then run across tiles).
   pm.addPass(createTilePersistent());
+  // Epilogue tiles out through shared memory and TMA (before pipelining,
+  // whose rings leave room for the buffers).
+  if (options.tma)
+    pm.addPass(createTileStageStores({std::string(options.target)}));
   // After layouts: the staged buffers take the shape the dots read.
   TilePipelineLoadsOptions pipelining;
   pipelining.numStages = options.numStages;

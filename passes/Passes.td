@@ -88,6 +88,37 @@ def TilePersistent : Pass<"tile-persistent", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileStageStores : Pass<"tile-stage-stores", "::mlir::ModuleOp"> {
+  let summary = "store accumulator tiles through shared memory and TMA";
+  let description = [{
+    On a `target` with TMA, a `tile.store` of a tile in a wgmma
+    accumulator layout (`#tile.mma` version 3: the tile a dot produced,
+    after any element-wise epilogue) into a view a tensor map can describe
+    goes out through shared memory: versioned on `tile.view_aligned`, the
+    aligned path writes the tile's columns into boxes of 128-byte rows
+    under the 128-byte swizzle (`tile.store_boxes`, conflict-free for the
+    accumulator's fragments) and copies them out with `tile.tma_store`,
+    which clips at the view's edges, so the per-element bounds checks go.
+    A buffer takes at most 32 KiB of boxes; wider tiles go out in chunks,
+    each waiting (`tile.tma_store_wait 0 read`, then a `tile.barrier`)
+    until the previous copy has read the buffer. The copies are not waited
+    for after they are issued: the program moves on (to its next tile, in
+    a persistent kernel) and waits for all of them before it returns. The
+    unaligned path keeps the plain store. The buffer, tensor map and
+    alignment test are set up before the kernel's loop over tiles.
+
+    Runs before `tile-pipeline-loads`, whose rings leave room for the
+    buffers already allocated.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "GPU target; only targets with TMA (sm_90a, sm_100a) stage stores">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
   let summary = "software-pipeline the loads that feed a loop's dots";
   let description = [{

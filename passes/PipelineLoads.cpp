@@ -497,10 +497,9 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   return ring;
 }
 
-/// Whether `view` can be described by a tensor map the runtime encodes at
-/// launch: a rank-2 tile.make_view of kernel parameters and constants
-/// whose last stride is 1.
-bool isTensorMappable(Value view) {
+} // namespace
+
+bool mlir::tile::isTensorMappable(Value view) {
   auto make = view.getDefiningOp<MakeViewOp>();
   if (!make || make.getSizes().size() != 2)
     return false;
@@ -516,6 +515,8 @@ bool isTensorMappable(Value view) {
          llvm::all_of(make.getStrides(), isParamOrConstant) &&
          matchPattern(make.getStrides().back(), m_One());
 }
+
+namespace {
 
 /// The tensor-map type TMA copies `staged`'s stages with: boxes of whole
 /// rows (eight rows when they are staged in wgmma order), or null when
@@ -1360,6 +1361,20 @@ struct PipelineLoadsPass
               TileDialect::kSharedReserveAttrName))
         kernelRingBytes =
             std::min<int64_t>(ringBytes, maxShared - attr.getInt());
+      // Buffers the kernel already has (a staged epilogue's, say) stay out
+      // of the rings, and so does the scratch of its other ops (dots are
+      // left out: their operands are about to be read in place), with
+      // 2 KiB for barriers and alignment.
+      int64_t allocated = 0, scratch = 0;
+      func.walk([&](Operation *op) {
+        if (auto alloc = dyn_cast<AllocSharedOp>(op))
+          allocated += getSharedBufferBytes(alloc.getResult().getType());
+        else if (!isa<DotOp>(op))
+          scratch = std::max(scratch, getScratchBytes(op));
+      });
+      if (allocated > 0)
+        kernelRingBytes = std::min<int64_t>(
+            kernelRingBytes, maxShared - allocated - scratch - 2048);
       func.walk([&](scf::ForOp loop) {
         loops.push_back({loop, stages, specialize, kernelRingBytes});
       });

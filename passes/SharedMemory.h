@@ -46,6 +46,11 @@ inline constexpr int64_t kTcgen05WordsBytes = 16;
 /// Whether `func` has a dot with a tcgen05 (tensor-memory) accumulator.
 bool hasTcgen05Dot(Operation *func);
 
+/// Whether `view` can be described by a tensor map the runtime encodes at
+/// launch: a rank-2 tile.make_view of kernel parameters and constants
+/// whose last stride is 1.
+bool isTensorMappable(Value view);
+
 /// Bytes of shared scratch `op` needs to move data between threads (0 when
 /// it works in registers and warp shuffles alone).
 int64_t getScratchBytes(Operation *op);

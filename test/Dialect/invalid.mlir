@@ -575,6 +575,33 @@ func.func @tma_box_columns(%m: !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, 
 
 // -----
 
+func.func @store_boxes_rows(%t: tensor<64x128xbf16>) {
+  %buf = tile.alloc_shared : !tile.smem<2x64x32xbf16, #tile.swizzle<64>>
+  // expected-error @below {{writes stages of 128-byte rows under a 128-byte swizzle, got '!tile.smem<2x64x32xbf16, #tile.swizzle<64>>'}}
+  tile.store_boxes %t, %buf column 0 : tensor<64x128xbf16>, !tile.smem<2x64x32xbf16, #tile.swizzle<64>>
+  return
+}
+
+// -----
+
+func.func @store_boxes_columns(%t: tensor<64x128xbf16>) {
+  %buf = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{columns 64 .. +128 of 'tensor<64x128xbf16>' do not fill the stages of '!tile.smem<2x64x64xbf16, #tile.swizzle<128>>'}}
+  tile.store_boxes %t, %buf column 64 : tensor<64x128xbf16>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+func.func @tma_store_box(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>, %at: i32) {
+  %buf = tile.alloc_shared : !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{stages of '!tile.smem<2x64x64xbf16, #tile.swizzle<128>>' are not boxes of the tensor map '!tile.tensor_map<128x64xbf16, #tile.swizzle<128>>'}}
+  tile.tma_store %m[%at, %at], %buf : !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>, !tile.smem<2x64x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
 func.func @pad_inf_int(%v: !tile.view<?xi32>, %i: i32) {
   // expected-error @+1 {{'inf' pads only float tiles, not 'i32'}}
   %t = tile.load %v[%i] pad inf : tensor<8xi32>

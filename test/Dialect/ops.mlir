@@ -159,6 +159,28 @@ func.func @tma(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel} {
 
 // -----
 
+// The staged epilogue's ops round-trip.
+// CHECK-LABEL: func.func @tma_store
+// CHECK: tile.store_boxes %{{.*}}, %[[BUF:.*]] column 64 : tensor<64x128xbf16>, !tile.smem<1x64x64xbf16, #tile.swizzle<128>>
+// CHECK: tile.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %[[BUF]] : !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>, !tile.smem<1x64x64xbf16, #tile.swizzle<128>>
+// CHECK: tile.tma_store_wait 0 read
+// CHECK: tile.tma_store_wait 1{{$}}
+func.func @tma_store(%y: !tile.ptr<bf16>, %m: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %t = arith.constant dense<1.0> : tensor<64x128xbf16>
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %y[%m, %m] strides[%m, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %map = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>
+  %buf = tile.alloc_shared : !tile.smem<1x64x64xbf16, #tile.swizzle<128>>
+  tile.store_boxes %t, %buf column 64 : tensor<64x128xbf16>, !tile.smem<1x64x64xbf16, #tile.swizzle<128>>
+  tile.tma_store %map[%c0, %c0], %buf : !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>, !tile.smem<1x64x64xbf16, #tile.swizzle<128>>
+  tile.tma_store_wait 0 read
+  tile.tma_store_wait 1
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @scatter
 // CHECK: tile.scatter %{{.*}} into %{{.*}}[%{{.*}}] mask %{{.*}} : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>
 // CHECK: tile.scatter %{{.*}} into %{{.*}}[%{{.*}}] : tensor<128xf32>, tensor<128xi32> -> tensor<16xf32>

@@ -102,6 +102,15 @@
 // PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
 // PERSIST: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
 // PERSIST: mbarrier.arrive.shared.b64
+// The scaled bf16 tile leaves through shared memory and TMA stores
+// (tile-stage-stores), in two chunks of two 128 x 64 boxes.
+// PERSIST: cp.async.bulk.wait_group.read 0;
+// PERSIST: fence.proxy.async.shared::cta;
+// PERSIST-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// PERSIST: cp.async.bulk.commit_group;
+// PERSIST: cp.async.bulk.wait_group.read 0;
+// PERSIST-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// PERSIST: cp.async.bulk.wait_group 0;
 // PERSIST: .entry
 // The metadata tells the runtime how to launch it; on sm_100a (tcgen05)
 // the instance stays one program per tile (test/Passes/persistent.mlir).
