@@ -67,19 +67,19 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // the weight in flight (M = 32, N = 8192 fp8: 37.7 -> 33.6 us); with
   // more, the 5-deep ring lets two share an SM.
   //
-  // fp8 takes the warp-specialized instances (a producer warp feeds the
-  // ring) where they measured faster (gemm_instances.py, 2026-12-03):
-  // 64 x 128 for skinny products (M = 1, 16, 32 of 4096-8192 columns:
-  // 17.9, 17.7, 37.5 us against the 8-deep 64 x 64's 18.1, 18.2, 90.6)
-  // and below 128 x 256, 128 x 128 (256 x 8192 x 1024: 14.3 against
-  // 16.1 us), and 128 x 256 on long K or many waves (8192^3: 886 against
-  // 930 us; 4096 x 14336 x 4096: 457 against 484) but not on 4096^3
-  // (136.6 against 133.2). bf16's have not been measured against the
-  // others yet.
+  // Every tile shape but 64 x 64 takes its warp-specialized instance (a
+  // producer warp feeds the ring), for both types: with the epilogue
+  // stored through shared memory and TMA they measured faster everywhere
+  // (gemm_instances.py, 2026-12-03): fp8 M = 1, 16, 32 of 4096-8192
+  // columns on 64 x 128 17.1, 17.1, 35.1 us against 18.6, 18.8, 38.2;
+  // 256 x 8192 x 1024 on 128 x 128 11.6 against 13.6; bf16 1000^3 on
+  // 64 x 128 11.2 against 12.7, 512 x 4096 x 4096 on 128 x 128 46.6
+  // against 48.4. bf16 skinny products keep the 8-deep 64 x 64 (M = 32 of
+  // 8192: 55.7 against 58.0 for the warp-specialized 64 x 128).
   const bool fp8 = dtype == DType::kF8E4M3;
   if (m <= 128) {
     if (Tiles(m, n, 64, 128) >= sms)
-      return Find(dtype, 64, 128, 0, fp8);
+      return Find(dtype, 64, 128, 0, true);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
     return fp8 ? Find(dtype, 64, 128, 0, true) : Find(dtype, 64, 64, 8);
@@ -88,22 +88,21 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // multiply-add) while it fills three quarters of the SMs or more (2048 x
   // 2048: 128 programs, 1.6x faster than 128 x 128); then 128 x 128 while
   // it gives at least half the SMs a program; 64-row tiles below that.
-  //
   // With more 128 x 256 tiles than SMs, the persistent instance (one wave
-  // walking the tiles, its producer warp loading the next tile during the
-  // last one's epilogue): fp8 4096 x 14336 x 4096 411 against 447 us for
-  // the plain producer-warp instance, 4096^3 125.0 against 126.1 (134.7
-  // without a producer warp), 8192^3 850 against 875; bf16 4096 x 14336 x
-  // 4096 716 against 834 without a producer warp, but 8192^3 1760 against
-  // 1701 (gemm_instances.py, 2026-12-03).
+  // walking the tiles, its producer warp loading the next tile while the
+  // consumers store the last): fp8 4096 x 14336 x 4096 378 against 398 us
+  // for the plain producer-warp instance, 8192^3 825 against 863, 4096^3
+  // 109.6 against 109.3; bf16 669 against 743, 1544 against 1658, 197.2
+  // against 193.4. One wave of 128 x 256: fp8 2048^2 x 8192 50.8 against
+  // 57.0 without a producer warp, bf16 94.5 against 106.7.
   const int64_t wide = Tiles(m, n, 128, 256);
-  if (wide > sms && (fp8 || k < 8192))
+  if (wide > sms)
     return Find(dtype, 128, 256, 0, true, true);
   if (wide * 4 >= sms * 3)
-    return Find(dtype, 128, 256, 0, fp8 && k >= 8192);
+    return Find(dtype, 128, 256, 0, true);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
-    return Find(dtype, 128, 128, 0, fp8);
-  return Find(dtype, 64, 128, 0, fp8);
+    return Find(dtype, 128, 128, 0, true);
+  return Find(dtype, 64, 128, 0, true);
 }
 
 } // namespace tilec

@@ -51,7 +51,7 @@ TEST(GemmConfigsTest, OtherTargetsTakeTheSquareTile) {
 
 TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   // Large products: more 128 x 256 tiles than SMs, the persistent
-  // instance (bf16 only below K = 8192).
+  // instance.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, kH200).kernel,
             "gemm_fp8_128x256_ws_p");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 8192, 8192, 8192, kH200).kernel,
@@ -61,16 +61,16 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, kH200).kernel,
             "gemm_bf16_128x256_ws_p");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 8192, 8192, 8192, kH200).kernel,
-            "gemm_bf16_128x256");
-  // One wave of 128 x 256 tiles: fp8 takes the producer warp on long K.
+            "gemm_bf16_128x256_ws_p");
+  // One wave of 128 x 256 tiles: the producer-warp instance.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 2048, 2048, 8192, kH200).kernel,
             "gemm_fp8_128x256_ws");
   // 128 x 256 tiles: 16 x 8 = 128 programs, over three quarters of the
   // SMs; 2 x 32 = 64, fewer: 128 x 128 (256 programs).
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 2048, 8192, kH200).kernel,
-            "gemm_bf16_128x256");
+            "gemm_bf16_128x256_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 256, 8192, 1024, kH200).kernel,
-            "gemm_bf16");
+            "gemm_bf16_ws");
   // 128 x 128: 8 x 9 = 72 programs, over half the SMs; 8 x 8 = 64, fewer:
   // 64-row tiles.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 1100, 1008, kH200).kernel,
