@@ -74,15 +74,21 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // columns on 64 x 128 17.1, 17.1, 35.1 us against 18.6, 18.8, 38.2;
   // 256 x 8192 x 1024 on 128 x 128 11.6 against 13.6; bf16 1000^3 on
   // 64 x 128 11.2 against 12.7, 512 x 4096 x 4096 on 128 x 128 46.6
-  // against 48.4. bf16 skinny products keep the 8-deep 64 x 64 (M = 32 of
-  // 8192: 55.7 against 58.0 for the warp-specialized 64 x 128).
+  // against 48.4. Skinny products with fewer 64 x 64 tiles than SMs but
+  // more than half as many take the 8-deep 64 x 64 (fp8 M = 32, 64 of
+  // 8192 x 8192: 31.8, 32.3 us against 35.1, 35.4 for the warp-specialized
+  // 64 x 128; bf16 M = 32: 55.7 against 58.0); with fewer, fp8 the
+  // warp-specialized 64 x 128 (M = 1, 16 of 4096 x 4096: 17.1 against
+  // 17.9).
   const bool fp8 = dtype == DType::kF8E4M3;
   if (m <= 128) {
     if (Tiles(m, n, 64, 128) >= sms)
       return Find(dtype, 64, 128, 0, true);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
-    return fp8 ? Find(dtype, 64, 128, 0, true) : Find(dtype, 64, 64, 8);
+    if (fp8 && Tiles(m, n, 64, 64) * 2 <= sms)
+      return Find(dtype, 64, 128, 0, true);
+    return Find(dtype, 64, 64, 8);
   }
   // Larger products: 128 x 256 (fewer shared-memory reads per
   // multiply-add) while it fills three quarters of the SMs or more (2048 x

@@ -82,10 +82,15 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
             "gemm_fp8_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8448, 8192, kH200).kernel,
             "gemm_fp8_64x64");
-  // Fewer 64 x 64 programs than SMs (128): fp8 64 x 128 with a producer
-  // warp, bf16 64 x 64 with 8-deep rings.
+  // Fewer 64 x 64 programs than SMs but over half as many (128, 67): 64 x
+  // 64 with 8-deep rings; half the SMs or fewer (64): fp8 64 x 128 with a
+  // producer warp.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, kH200).kernel,
+            "gemm_fp8_64x64_s8");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4096, 4096, kH200).kernel,
             "gemm_fp8_64x128_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4288, 4096, kH200).kernel,
+            "gemm_fp8_64x64_s8");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64_s8");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1, 4096, 4096, kH200).kernel,
