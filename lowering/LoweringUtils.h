@@ -86,6 +86,10 @@ void ctaBarrier(OpBuilder &b, Location loc);
 Value getRoleThreadId(OpBuilder &b, Location loc, Operation *op);
 int64_t getConsumerThreads(Operation *op);
 int64_t getProducerThreads(Operation *func);
+/// Whether this is thread 0 of the role `op` runs in (of the program, or of
+/// a warp-specialized kernel's producer or consumers): the thread that
+/// initializes and arrives on mbarriers and issues TMA stores.
+Value isRoleThreadZero(OpBuilder &b, Location loc, Operation *op);
 
 /// Rewrites each tile.warp_specialize into a branch on the thread index,
 /// before the conversion; after it, points the consumer branches'

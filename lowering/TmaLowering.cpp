@@ -29,14 +29,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether this is thread 0 of the role `op` runs in (of the program, or
-/// of a warp-specialized kernel's producer): the thread that initializes
-/// and arrives on mbarriers.
-Value isThreadZero(OpBuilder &b, Location loc, Operation *op) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                              getRoleThreadId(b, loc, op), i32Const(b, loc, 0));
-}
-
 /// The address (ptr<3>) of mbarrier `index` (i32) of a barrier buffer.
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
   return sharedByte(
@@ -108,7 +100,7 @@ struct MBarrierInitLowering : public OpConversionPattern<MBarrierInitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value first = isThreadZero(b, loc, op);
+    Value first = isRoleThreadZero(b, loc, op);
     Value count = i32Const(b, loc, op.getCount());
     int64_t barriers = op.getBarriers().getType().getShape()[0];
     for (int64_t i = 0; i < barriers; ++i)
@@ -134,7 +126,7 @@ struct MBarrierExpectLowering : public OpConversionPattern<MBarrierExpectOp> {
         b, loc, /*res=*/Type(),
         barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex()),
         i32Const(b, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
-        /*relaxed=*/false, isThreadZero(b, loc, op));
+        /*relaxed=*/false, isRoleThreadZero(b, loc, op));
     rewriter.eraseOp(op);
     return success();
   }

@@ -26,12 +26,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Whether this is thread 0 of the role `op` runs in.
-Value isIssuingThread(OpBuilder &b, Location loc, Operation *op) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                              getRoleThreadId(b, loc, op), i32Const(b, loc, 0));
-}
-
 struct StoreBoxesLowering : public OpConversionPattern<StoreBoxesOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -115,7 +109,7 @@ struct TmaStoreLowering : public OpConversionPattern<TmaStoreOp> {
     OpBuilder &b = rewriter;
     SharedBufferType buffer = op.getBuffer().getType();
     int64_t boxes = buffer.getShape()[0], width = buffer.getShape()[2];
-    Value issues = isIssuingThread(b, loc, op);
+    Value issues = isRoleThreadZero(b, loc, op);
     Value row = adaptor.getOffsets()[0].front();
     Value col = adaptor.getOffsets()[1].front();
     for (int64_t j = 0; j < boxes; ++j) {
@@ -145,7 +139,7 @@ struct TmaStoreWaitLowering : public OpConversionPattern<TmaStoreWaitOp> {
   matchAndRewrite(TmaStoreWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    scf::IfOp::create(rewriter, loc, isIssuingThread(rewriter, loc, op),
+    scf::IfOp::create(rewriter, loc, isRoleThreadZero(rewriter, loc, op),
                       [&](OpBuilder &tb, Location l) {
                         NVVM::CpAsyncBulkWaitGroupOp::create(
                             tb, l, op.getPending(),

@@ -50,6 +50,11 @@ Value mlir::tile::getRoleThreadId(OpBuilder &b, Location loc, Operation *op) {
   return tid;
 }
 
+Value mlir::tile::isRoleThreadZero(OpBuilder &b, Location loc, Operation *op) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                              getRoleThreadId(b, loc, op), i32Const(b, loc, 0));
+}
+
 int64_t mlir::tile::getConsumerThreads(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
