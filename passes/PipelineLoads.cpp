@@ -429,25 +429,6 @@ scf::ForOp getPersistentLoop(scf::ForOp loop, ArrayRef<LoadOp> loads) {
   return outer;
 }
 
-Value getTripCount(OpBuilder &b, scf::ForOp loop);
-
-/// The iterations the ring of `loop` ran in the tiles before this one of
-/// its persistent loop `outer` (the loop's trip count plus `extra` per
-/// tile), at the top of the outer loop's body.
-Value getRingBase(scf::ForOp outer, scf::ForOp loop, int64_t extra) {
-  OpBuilder b = OpBuilder::atBlockBegin(outer.getBody());
-  Location loc = outer.getLoc();
-  Value tile = arith::DivUIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, outer.getInductionVar(),
-                            outer.getLowerBound()),
-      outer.getStep());
-  Value perTile = arith::AddIOp::create(
-      b, loc, getTripCount(b, loop),
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(extra)));
-  return arith::MulIOp::create(b, loc, tile, perTile);
-}
-
 /// The ring of `loop` for the staged loads among `candidates`, or failure
 /// when none qualifies or the ring would not fit.
 FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
@@ -568,6 +549,22 @@ Value getTripCount(OpBuilder &b, scf::ForOp loop) {
                             arith::SubIOp::create(b, loc, loop.getStep(), one)),
       loop.getStep());
   return arith::MaxSIOp::create(b, loc, trips, i32Constant(b, loc, 0));
+}
+
+/// The iterations the ring of `loop` ran in the tiles before this one of
+/// its persistent loop `outer` (the loop's trip count plus `extra` per
+/// tile), at the top of the outer loop's body.
+Value getRingBase(scf::ForOp outer, scf::ForOp loop, int64_t extra) {
+  OpBuilder b = OpBuilder::atBlockBegin(outer.getBody());
+  Location loc = outer.getLoc();
+  Value tile = arith::DivUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, outer.getInductionVar(),
+                            outer.getLowerBound()),
+      outer.getStep());
+  Value perTile = arith::AddIOp::create(b, loc, getTripCount(b, loop),
+                                        i32Constant(b, loc, extra));
+  return arith::MulIOp::create(b, loc, tile, perTile);
 }
 
 /// With tcgen05 dots, waits until the dot of iteration `j - S` (and every
