@@ -270,6 +270,23 @@ int tilec_kernel_launch(tilec_kernel *kernel, const unsigned grid[3],
   });
 }
 
+int tilec_kernel_launch_tiles(tilec_kernel *kernel, const unsigned tiles[3],
+                              const tilec_arg *args, size_t nargs,
+                              void *stream) {
+  return Guarded(__func__, [&] {
+    if (absl::Status s = NotNull({{kernel, "kernel"}, {tiles, "tiles"}});
+        !s.ok())
+      return s;
+    absl::StatusOr<std::vector<KernelArg>> converted =
+        ToKernelArgs(args, nargs);
+    if (!converted.ok())
+      return converted.status();
+    return AsKernel(kernel)->LaunchTiles({tiles[0], tiles[1], tiles[2]},
+                                         *converted,
+                                         static_cast<CUstream>(stream));
+  });
+}
+
 int tilec_kernel_launch_clusters(tilec_kernel *kernel, const unsigned grid[3],
                                  const unsigned cluster[3],
                                  const tilec_arg *args, size_t nargs,

@@ -88,6 +88,14 @@ int tilec_kernel_launch_clusters(tilec_kernel *kernel, const unsigned grid[3],
                                  const tilec_arg *args, size_t nargs,
                                  void *stream);
 
+/* Runs the work of a grid of `tiles` (one program per tile, as the kernel's
+ * source is written): a persistent kernel (metadata "persistent") gets the
+ * tile counts appended to `args` and runs on at most as many programs as
+ * the GPU holds at once; any other kernel is launched on `tiles`. */
+int tilec_kernel_launch_tiles(tilec_kernel *kernel, const unsigned tiles[3],
+                              const tilec_arg *args, size_t nargs,
+                              void *stream);
+
 /* *out = how many clusters of shape `cluster` the device runs at once. */
 int tilec_kernel_max_active_clusters(tilec_kernel *kernel,
                                      const unsigned cluster[3], int *out);

@@ -79,6 +79,14 @@ TEST(CApiTest, NullArgumentsAreNamed) {
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'grid' is NULL");
   ExpectError(tilec_kernel_launch(kSomeKernel, grid, nullptr, 2, nullptr),
               TILEC_ERROR_INVALID_ARGUMENT, "argument 'args' is NULL");
+  ExpectError(tilec_kernel_launch_tiles(nullptr, grid, nullptr, 0, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT,
+              "tilec_kernel_launch_tiles: argument 'kernel' is NULL");
+  ExpectError(
+      tilec_kernel_launch_tiles(kSomeKernel, nullptr, nullptr, 0, nullptr),
+      TILEC_ERROR_INVALID_ARGUMENT, "argument 'tiles' is NULL");
+  ExpectError(tilec_kernel_launch_tiles(kSomeKernel, grid, nullptr, 2, nullptr),
+              TILEC_ERROR_INVALID_ARGUMENT, "argument 'args' is NULL");
   ExpectError(
       tilec_kernel_launch_clusters(nullptr, grid, grid, nullptr, 0, nullptr),
       TILEC_ERROR_INVALID_ARGUMENT,

@@ -207,6 +207,11 @@ def _declare(lib):
             [c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(_Arg),
              c_size_t, c_void_p],
         ),
+        "tilec_kernel_launch_tiles": (
+            c_int,
+            [c_void_p, ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(_Arg),
+             c_size_t, c_void_p],
+        ),
         "tilec_kernel_launch_clusters": (
             c_int,
             [c_void_p, ctypes.POINTER(ctypes.c_uint),
@@ -777,7 +782,6 @@ class Kernel:
         self.params = self.info["params"]
         # Tile rows walked side by side by a persistent kernel; 0 otherwise.
         self.persistent = self.info.get("persistent", 0)
-        self._resident = 0
 
     def __repr__(self):
         signature = ", ".join("%s: %s" % (p["name"], p["kind"])
@@ -868,18 +872,9 @@ class Kernel:
     def __call__(self, grid, *args, stream=None, cluster=None):
         """Launches over `grid`; `cluster` (1 to 8 programs that divide the
         grid) groups programs into thread-block clusters at launch."""
-        if self._module._handle is None:
-            raise TilecError("kernel '%s': its module is closed" % self.name)
         grid3 = self._dims("grid", grid)
-        if len(args) != len(self.params):
-            signature = ", ".join("%s: %s" % (p["name"], p["kind"])
-                                  for p in self.params)
-            raise TilecError("kernel '%s' expects %d arguments (%s), got %d"
-                             % (self.name, len(self.params), signature,
-                                len(args)))
         keepalive = []
-        converted = (_Arg * max(len(args), 1))(
-            *[self._convert(i, a, keepalive) for i, a in enumerate(args)])
+        converted = self._convert_all(args, len(self.params), keepalive)
         if cluster is None:
             _check(_lib.tilec_kernel_launch(self._handle, grid3, converted,
                                             len(args), _stream_handle(stream)))
@@ -888,24 +883,30 @@ class Kernel:
                 self._handle, grid3, self._dims("cluster", cluster),
                 converted, len(args), _stream_handle(stream)))
 
+    def _convert_all(self, args, count, keepalive):
+        """The first `count` params' arguments, checked and converted."""
+        if self._module._handle is None:
+            raise TilecError("kernel '%s': its module is closed" % self.name)
+        if len(args) != count:
+            signature = ", ".join("%s: %s" % (p["name"], p["kind"])
+                                  for p in self.params[:count])
+            raise TilecError("kernel '%s' expects %d arguments (%s), got %d"
+                             % (self.name, count, signature, len(args)))
+        return (_Arg * max(len(args), 1))(
+            *[self._convert(i, a, keepalive) for i, a in enumerate(args)])
+
     def launch_tiles(self, tiles, *args, stream=None):
         """Runs the work of a grid of `tiles` (one program per tile, as the
-        source is written). A persistent kernel takes the tile counts as
-        its last two arguments and runs on as many programs as the GPU
-        holds at once (at most one per tile); others launch on `tiles`."""
-        if not self.persistent:
-            return self(tiles, *args, stream=stream)
-        tiles3 = list(self._dims("tiles", tiles))
-        if tiles3[2] != 1:
-            raise TilecError("kernel '%s' is persistent: its tile grid must "
-                             "be 2-D, got %r" % (self.name, tiles))
-        if not self._resident:
-            self._resident = self.max_active_clusters((1, 1, 1))
-            if self._resident < 1:
-                raise TilecError("kernel '%s' does not fit on an SM"
-                                 % self.name)
-        programs = min(tiles3[0] * tiles3[1], self._resident)
-        return self((programs,), *args, tiles3[0], tiles3[1], stream=stream)
+        source is written). A persistent kernel takes every argument but
+        its last two, the tile counts, which the runtime appends; it runs
+        on as many programs as the GPU holds at once (at most one per
+        tile). Other kernels are launched on `tiles`."""
+        count = len(self.params) - (2 if self.persistent else 0)
+        keepalive = []
+        converted = self._convert_all(args, count, keepalive)
+        _check(_lib.tilec_kernel_launch_tiles(
+            self._handle, self._dims("tiles", tiles), converted, len(args),
+            _stream_handle(stream)))
 
     def max_active_clusters(self, cluster):
         """How many clusters of shape `cluster` the device runs at once."""
