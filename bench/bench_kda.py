@@ -22,6 +22,11 @@ only ours is timed. Every schedule of tilec.kda_forward (two-phase, the
 default; two-phase with a bf16 chain; the single kernel) is checked and
 timed. Exits non-zero when
 a check fails.
+
+    --segments 0,2,4,8   also run the two-phase schedules with the chain cut
+                         into segments of that many chunks (0: the
+                         runtime's choice, the default)
+    --shapes B,T,H;...   other (B, T, H) than the deck's
 """
 import sys
 
@@ -38,6 +43,12 @@ RUNS = 30
 COPIES = 3
 ATOL = 0.05
 SCHEDULES = ("two_phase", "two_phase_bf16", "single")
+
+
+def option(name, default):
+    if name in sys.argv:
+        return sys.argv[sys.argv.index(name) + 1]
+    return default
 
 
 def make_inputs(b, t, h, d=DIM):
@@ -80,7 +91,14 @@ def main():
           f" {'speedup':>8} {'fla (KERNELS.md) us':>20}  check")
     ok = True
     rows = []
-    for (b, t, h), recorded in zip(DECK, FLA_RECORDED_US):
+    segments = [int(x) for x in option("--segments", "0").split(",")]
+    runs = [(s, 0) for s in SCHEDULES if s == "single"] + [
+        (s, n) for n in segments for s in SCHEDULES if s != "single"]
+    shapes = list(zip(DECK, FLA_RECORDED_US))
+    if "--shapes" in sys.argv:
+        shapes = [(tuple(int(x) for x in shape.split(",")), float("nan"))
+                  for shape in option("--shapes", "").split(";")]
+    for (b, t, h), recorded in shapes:
         inputs = [make_inputs(b, t, h) for _ in range(COPIES)]
         q, k, v, g, beta = inputs[0]
         if chunk_kda is not None:
@@ -94,11 +112,12 @@ def main():
             ref_o, ref_ht = recurrence(q, k, v, g, beta, scale)
             against = "torch recurrence"
             peer = float("nan")
-        for schedule in SCHEDULES:
+        for schedule, segment_chunks in runs:
             out = torch.full_like(q, float("nan"))
             ht = torch.full((b, h, DIM, DIM), float("nan"), device="cuda")
             tilec.kda_forward(q, k, v, g, beta, scale=scale, out=out,
-                              final_state=ht, schedule=schedule)
+                              final_state=ht, schedule=schedule,
+                              segment_chunks=segment_chunks)
             torch.cuda.synchronize()
             err = (out.float() - ref_o.float()).abs().max().item()
             state_err = (ht - ref_ht.float()).abs().max().item()
@@ -108,9 +127,12 @@ def main():
             ours = time_median(
                 lambda i: tilec.kda_forward(*inputs[i % COPIES], scale=scale,
                                             out=outs[i % COPIES],
-                                            schedule=schedule),
+                                            schedule=schedule,
+                                            segment_chunks=segment_chunks),
                 flush, RUNS)
             shape = f"({b},{t},{h})"
+            if segment_chunks:
+                schedule = f"{schedule} L={segment_chunks}"
             print(f"{shape:>12} {schedule:>10} {ours:9.1f} {peer:9.1f}"
                   f" {peer / ours:7.2f}x {recorded:20.0f}  max |o - {against}|"
                   f" {err:.2e}, max |ht - ref| {state_err:.2e}"

@@ -139,8 +139,8 @@ def time_phases(d=128):
         blocks = d // (16 if d == 64 else 32)
         for chain in chains:
             us.append(time_median(
-                lambda i: chain((h, b, blocks), ws, o, h0, ht, none, t, h,
-                                b, 0, 1, 0), flush, 30))
+                lambda i: chain((h, b, blocks), ws, o, h0, ht, ws, none, t,
+                                h, b, 0, 1, 0, c), flush, 30))
         print(f"({b},{t},{h}) D={d}: kda_prep {us[0]:.1f} us ({b * c * h}"
               f" programs), kda_chain {us[1]:.1f} us, kda_chain_bf16 "
               f"{us[2]:.1f} us ({c} chunks, {b * h * blocks} programs)")
@@ -198,8 +198,10 @@ def main():
         o = torch.full_like(q, float("nan"))
         ht = torch.full((b, h, d, d), float("nan"), device=dev)
         h0 = torch.zeros(1, device=dev)
-        chain((h, b, blocks), pack(want, d), o, h0, ht, none_i32, t, h, b, 0,
-              1, 0)
+        records = pack(want, d)
+        # One segment of c chunks: the segment buffer is never read.
+        chain((h, b, blocks), records, o, h0, ht, records, none_i32, t, h, b,
+              0, 1, 0, c)
         torch.cuda.synchronize()
         err = (o.double() - ref_o).abs()
         serr = (ht.double() - ref_s).abs()

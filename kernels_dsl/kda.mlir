@@ -56,6 +56,10 @@
 !sbp = tensor<128x32xbf16, #tile.sym<[D, BV]>>
 !vbf = tensor<64x32xf32, #tile.sym<[64, BV]>>
 !vbb = tensor<64x32xbf16, #tile.sym<[64, BV]>>
+!sbi = tensor<128x32xi32, #tile.sym<[D, BV]>>
+!sbb = tensor<128x32xi1, #tile.sym<[D, BV]>>
+!sbc = tensor<128x1xi32, #tile.sym<[D, 1]>>
+!sbr = tensor<1x32xi32, #tile.sym<[1, BV]>>
 
 func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %v: !tile.ptr<bf16>, %g: !tile.ptr<f32>, %beta: !tile.ptr<bf16>,
@@ -524,20 +528,29 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 
 
 func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
-    %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
-    %T: i32, %H: i32, %N: i32, %has_h0: i32, %has_ht: i32, %has_cu: i32)
+    %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %segs: !tile.ptr<f32>,
+    %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32, %has_h0: i32,
+    %has_ht: i32, %has_cu: i32, %L: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
                 // The rings of the next chunk's record leave 64 KiB to
                 // the dots' operands staged from registers.
                 tile.shared_reserve = 65536 : i64,
-                tile.params = {D = 128 : i32, BV = 32 : i32, P = bf16},
+                tile.params = {D = 128 : i32, BV = 32 : i32, P = bf16,
+                               COMPOSE = 0 : i32},
                 tile.instances = {
                   kda_chain_d128 = {P = f32},
                   kda_chain_d64 = {D = 64 : i32, BV = 16 : i32, P = f32},
                   kda_chain_bf16_d128 = {},
-                  kda_chain_bf16_d64 = {D = 64 : i32, BV = 16 : i32}}} {
+                  kda_chain_bf16_d64 = {D = 64 : i32, BV = 16 : i32},
+                  kda_compose_d128 = {P = f32, COMPOSE = 1 : i32},
+                  kda_compose_d64 = {D = 64 : i32, BV = 16 : i32, P = f32,
+                                     COMPOSE = 1 : i32},
+                  kda_compose_bf16_d128 = {COMPOSE = 1 : i32},
+                  kda_compose_bf16_d64 = {D = 64 : i32, BV = 16 : i32,
+                                          COMPOSE = 1 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
   %c6 = arith.constant 6 : i32
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
@@ -547,13 +560,17 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %c4096 = arith.constant 4096 : i32
   %c257_64 = arith.constant 257 : i64
   %c4096_64 = arith.constant 4096 : i64
+  %true = arith.constant true
   %zf = arith.constant 0.0 : f32
+  %onef = arith.constant 1.0 : f32
   %cD = tile.param "D" : i32
   %cBV = tile.param "BV" : i32
+  %cCompose = tile.param "COMPOSE" : i32
+  %compose = arith.cmpi ne, %cCompose, %c0 : i32
+  %chain = arith.xori %compose, %true : i1
   %h = tile.program_id x
   %n = tile.program_id y
-  %b = tile.program_id z
-  %col = arith.muli %b, %cBV : i32
+  %z = tile.program_id z
 
   %n1 = arith.addi %n, %c1 : i32
   %cuLen0 = arith.addi %N, %c1 : i32
@@ -581,6 +598,38 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %cuSlot = arith.addi %bos64, %n : i32
   %nC = arith.muli %n, %C : i32
   %slot0 = arith.select %useCu, %cuSlot, %nC : i32
+
+  // Which segment and which block of columns: z = s·NB + j, NB = D / BV
+  // blocks of the state, or 2D / BV of [B | M] when composing.
+  %cD2 = arith.muli %cD, %c2 : i32
+  %width = arith.select %compose, %cD2, %cD : i32
+  %nb = arith.divsi %width, %cBV : i32
+  %s = arith.divsi %z, %nb : i32
+  %j = arith.remsi %z, %nb : i32
+  %jcol = arith.muli %j, %cBV : i32
+  %pastD = arith.cmpi sge, %jcol, %cD : i32
+  %isM = arith.andi %compose, %pastD : i1
+  %notM = arith.xori %isM, %true : i1
+  %colM = arith.subi %jcol, %cD : i32
+  %col = arith.select %isM, %colM, %jcol : i32
+  %segFirst = arith.muli %s, %L : i32
+  %segEnd0 = arith.addi %segFirst, %L : i32
+  %segEnd = arith.minsi %segEnd0, %nChunks : i32
+  %first = arith.cmpi eq, %s, %c0 : i32
+  %later = arith.xori %first, %true : i1
+  %started = arith.cmpi slt, %segFirst, %nChunks : i32
+  %lastSeg = arith.cmpi eq, %segEnd, %nChunks : i32
+  %notLast = arith.xori %lastSeg, %true : i1
+  // The chain: segment 0 always (an empty sequence still writes its final
+  // state), later segments that hold chunks. Composing: every segment
+  // but the last (whose map nothing reads); segment 0's M is not needed.
+  %chainLive = arith.ori %first, %started : i1
+  %firstM = arith.andi %first, %isM : i1
+  %notFirstM = arith.xori %firstM, %true : i1
+  %mapNeeded = arith.andi %started, %notLast : i1
+  %composeLive = arith.andi %mapNeeded, %notFirstM : i1
+  %live = arith.select %compose, %composeLive, %chainLive : i1
+  %loopEnd = arith.select %live, %segEnd, %segFirst : i32
 
   %start64 = arith.extui %start : i32 to i64
   %H64 = arith.extui %H : i32 to i64
@@ -628,18 +677,84 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %st0 = arith.muli %nHh, %DD : i64
   %h0h = tile.addptr %h0, %st0 : !tile.ptr<f32>, i64
   %hth = tile.addptr %ht, %st0 : !tile.ptr<f32>, i64
-  %useH0 = arith.cmpi ne, %has_h0, %c0 : i32
-  %useHt = arith.cmpi ne, %has_ht, %c0 : i32
+  %useH00 = arith.cmpi ne, %has_h0, %c0 : i32
+  %useH01 = arith.andi %useH00, %first : i1
+  %useH0 = arith.andi %useH01, %notM : i1
+  %useHt0 = arith.cmpi ne, %has_ht, %c0 : i32
+  %useHt1 = arith.andi %useHt0, %lastSeg : i1
+  %useHt = arith.andi %useHt1, %live : i1
   %h0Rows = arith.select %useH0, %cD, %c0 : i32
   %htRows = arith.select %useHt, %cD, %c0 : i32
   %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
   %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
       : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %S0 = tile.load %h0v[%c0, %col] : !sb
-  %zKV = tile.splat %zf : !vbf
 
-  %Sfin = scf.for %c = %c0 to %nChunks step %c1 iter_args(%S = %S0)
+  // Segment (n, s, h) of segs: its map [B | M] (D×2D) then its entry state
+  // (D×D), at ((segBase + s)·H + h)·3D², segBase = n·ceil(C / L), or with
+  // cu_seqlens floor(bos / 64L) + n (no overlap, as for the records).
+  %L63 = arith.addi %C, %L : i32
+  %L63m = arith.subi %L63, %c1 : i32
+  %segsPer = arith.divsi %L63m, %L : i32
+  %nSegs = arith.muli %n, %segsPer : i32
+  %tokL = arith.muli %L, %c64 : i32
+  %bosL = arith.divsi %bos, %tokL : i32
+  %cuSeg = arith.addi %bosL, %n : i32
+  %segBase = arith.select %useCu, %cuSeg, %nSegs : i32
+  %segSlot = arith.addi %segBase, %s : i32
+  %segSlot64 = arith.extui %segSlot : i32 to i64
+  %segH = arith.muli %segSlot64, %H64 : i64
+  %segRec = arith.addi %segH, %h64 : i64
+  %c3_64 = arith.constant 3 : i64
+  %DD3 = arith.muli %DD, %c3_64 : i64
+  %segAt = arith.muli %segRec, %DD3 : i64
+  %segp = tile.addptr %segs, %segAt : !tile.ptr<f32>, i64
+  %DD2 = arith.addi %DD, %DD : i64
+  %entryp = tile.addptr %segp, %DD2 : !tile.ptr<f32>, i64
+  // Only a live program reads its entry state: past a sequence's last
+  // segment the slot is another sequence's, or past the buffer's end.
+  %useEntry0 = arith.andi %chain, %later : i1
+  %useEntry = arith.andi %useEntry0, %live : i1
+  %entryRows = arith.select %useEntry, %cD, %c0 : i32
+  %entryv = tile.make_view %entryp[%entryRows, %cD] strides[%cD, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %mapRows = arith.select %composeLive, %cD, %c0 : i32
+  %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+
+  // The state this program starts from: h0 (segment 0), the entry state
+  // the segment scan wrote (later segments), or, composing, 0 for B and
+  // the identity for M.
+  %S0h = tile.load %h0v[%c0, %col] : !sb
+  %S0 = scf.if %compose -> (!sb) {
+    %rowsI = tile.iota : tensor<128xi32, #tile.sym<[D]>>
+    %colsI = tile.iota : tensor<32xi32, #tile.sym<[BV]>>
+    %rowsE = tile.expand_dims %rowsI at 1
+        : tensor<128xi32, #tile.sym<[D]>> -> !sbc
+    %colsE = tile.expand_dims %colsI at 0
+        : tensor<32xi32, #tile.sym<[BV]>> -> !sbr
+    %rowsB = tile.broadcast %rowsE : !sbc -> !sbi
+    %colsB0 = tile.broadcast %colsE : !sbr -> !sbi
+    %colS = tile.splat %col : !sbi
+    %colsB = arith.addi %colsB0, %colS : !sbi
+    %onDiag = arith.cmpi eq, %rowsB, %colsB : !sbi
+    %eyeOne = arith.select %isM, %onef, %zf : f32
+    %eyeB = tile.splat %eyeOne : !sb
+    %zB = tile.splat %zf : !sb
+    %eye = arith.select %onDiag, %eyeB, %zB : !sbb, !sb
+    %S0i = arith.addf %S0h, %eye : !sb
+    scf.yield %S0i : !sb
+  } else {
+    %S0e = tile.load %entryv[%c0, %col] : !sb
+    %S0s = arith.addf %S0h, %S0e : !sb
+    scf.yield %S0s : !sb
+  }
+  %zKV = tile.splat %zf : !vbf
+  // Composing M, the chunk's U does not enter (M's map is linear).
+  %uKeep = arith.select %isM, %zf, %onef : f32
+  %uKeepB = tile.splat %uKeep : !vbf
+
+  %Sfin = scf.for %c = %segFirst to %loopEnd step %c1 iter_args(%S = %S0)
       -> (!sb) : i32 {
     %r0 = arith.muli %c, %strideD : i32
     %r64 = arith.addi %r0, %c64 : i32
@@ -648,7 +763,7 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %aK = arith.addi %a0, %cD3 : i32
     %aA = arith.addi %a0, %recRows64a : i32
     %Wn = tile.load %recv[%r0, %c0] : !kvf
-    %U = tile.load %recv[%r64, %col] : !vbf
+    %U0 = tile.load %recv[%r64, %col] : !vbf
     %qgs = tile.load %recv[%r128, %c0] : !kvf
     %kEndT = tile.load %rec64[%aK, %c0] : !kt
     %Aqk = tile.load %rec64[%aA, %c0] : !sq
@@ -659,22 +774,133 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %decayE = tile.expand_dims %decay at 1 : !chan -> !chanc
     %decayB = tile.broadcast %decayE : !chanc -> !sb
 
+    %U = scf.if %compose -> (!vbf) {
+      %Uk = arith.mulf %U0, %uKeepB : !vbf
+      scf.yield %Uk : !vbf
+    } else {
+      scf.yield %U0 : !vbf
+    }
     %WnP = arith.truncf %Wn {tile.elem = "P"} : !kvf to !kvp
     %SP = arith.truncf %S {tile.elem = "P"} : !sb to !sbp
     %vnew = tile.dot %WnP, %SP, %U : !kvp, !sbp -> !vbf
-    %AqkP = arith.truncf %Aqk {tile.elem = "P"} : !sq to !sqp
     %vnewP = arith.truncf %vnew {tile.elem = "P"} : !vbf to !vbb
-    %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !vbb -> !vbf
-    %qgsP = arith.truncf %qgs {tile.elem = "P"} : !kvf to !kvp
-    %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !sbp -> !vbf
-    %outb = arith.truncf %out : !vbf to !vbb
-    %t0 = arith.muli %c, %c64 : i32
-    tile.store %outb, %ov[%t0, %col] : !vbb
+    scf.if %chain {
+      %AqkP = arith.truncf %Aqk {tile.elem = "P"} : !sq to !sqp
+      %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !vbb -> !vbf
+      %qgsP = arith.truncf %qgs {tile.elem = "P"} : !kvf to !kvp
+      %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !sbp -> !vbf
+      %outb = arith.truncf %out : !vbf to !vbb
+      %t0 = arith.muli %c, %c64 : i32
+      tile.store %outb, %ov[%t0, %col] : !vbb
+    }
     %kEndTP = arith.truncf %kEndT {tile.elem = "P"} : !kt to !ktp
     %Sd = arith.mulf %S, %decayB : !sb
     %Sn = tile.dot %kEndTP, %vnewP, %Sd : !ktp, !vbb -> !sb
     scf.yield %Sn : !sb
   }
-  tile.store %Sfin, %htv[%c0, %col] : !sb
+  scf.if %compose {
+    tile.store %Sfin, %mapv[%c0, %jcol] : !sb
+  } else {
+    tile.store %Sfin, %htv[%c0, %col] : !sb
+  }
+  return
+}
+
+// @kda_seg_scan_d{128,64}: program (h, n, b) carries columns [b·BV,
+// (b + 1)·BV) of the entry states of sequence n's segments: E_1 = B_0 (the
+// state after segment 0, which its composition started from h0), and
+// E_{s+1} = M_s·E_s + B_s, written to each segment's entry slot for the
+// chain. The segments are few (the runtime makes them only when the
+// sequences and heads leave SMs idle), so this serial part is short.
+func.func @kda_seg_scan(%segs: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
+    %T: i32, %H: i32, %N: i32, %has_cu: i32, %L: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.params = {D = 128 : i32, BV = 32 : i32},
+                tile.instances = {
+                  kda_seg_scan_d128 = {},
+                  kda_seg_scan_d64 = {D = 64 : i32, BV = 16 : i32}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c6 = arith.constant 6 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c3_64 = arith.constant 3 : i64
+  %cD = tile.param "D" : i32
+  %cBV = tile.param "BV" : i32
+  %h = tile.program_id x
+  %n = tile.program_id y
+  %b = tile.program_id z
+  %col = arith.muli %b, %cBV : i32
+
+  %n1 = arith.addi %n, %c1 : i32
+  %cuLen0 = arith.addi %N, %c1 : i32
+  %useCu = arith.cmpi ne, %has_cu, %c0 : i32
+  %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
+  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuA = tile.load %cuv[%n] : tensor<1xi32>
+  %cuB = tile.load %cuv[%n1] : tensor<1xi32>
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosLo = arith.maxsi %bosRaw, %c0 : i32
+  %bos = arith.minsi %bosLo, %T : i32
+  %eosLo = arith.maxsi %eosRaw, %bos : i32
+  %eos = arith.minsi %eosLo, %T : i32
+  %cuSpan = arith.subi %eos, %bos : i32
+  %len = arith.select %useCu, %cuSpan, %T : i32
+  %len63 = arith.addi %len, %c63 : i32
+  %nChunks = arith.divsi %len63, %c64 : i32
+  %T63 = arith.addi %T, %c63 : i32
+  %C = arith.divsi %T63, %c64 : i32
+  %Lm = arith.subi %L, %c1 : i32
+  %nc = arith.addi %nChunks, %Lm : i32
+  %nSeg = arith.divsi %nc, %L : i32
+  %Cs = arith.addi %C, %Lm : i32
+  %segsPer = arith.divsi %Cs, %L : i32
+  %nSegs = arith.muli %n, %segsPer : i32
+  %tokL = arith.muli %L, %c64 : i32
+  %bosL = arith.divsi %bos, %tokL : i32
+  %cuSeg = arith.addi %bosL, %n : i32
+  %segBase = arith.select %useCu, %cuSeg, %nSegs : i32
+
+  %H64 = arith.extui %H : i32 to i64
+  %h64 = arith.extui %h : i32 to i64
+  %D64 = arith.extui %cD : i32 to i64
+  %DD = arith.muli %D64, %D64 : i64
+  %DD2 = arith.addi %DD, %DD : i64
+  %DD3 = arith.muli %DD, %c3_64 : i64
+  %cD2 = arith.muli %cD, %c2 : i32
+  %segStride = arith.muli %H64, %DD3 : i64
+  %base64 = arith.extui %segBase : i32 to i64
+  %baseH = arith.muli %base64, %H64 : i64
+  %rec0 = arith.addi %baseH, %h64 : i64
+  %at0 = arith.muli %rec0, %DD3 : i64
+  %segp0 = tile.addptr %segs, %at0 : !tile.ptr<f32>, i64
+  %two = arith.cmpi sge, %nSeg, %c2 : i32
+  %map0Rows = arith.select %two, %cD, %c0 : i32
+  %map0 = tile.make_view %segp0[%map0Rows, %cD2] strides[%cD2, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %E1 = tile.load %map0[%c0, %col] : !sb
+  %Elast = scf.for %si = %c1 to %nSeg step %c1 iter_args(%E = %E1)
+      -> (!sb) : i32 {
+    %si64 = arith.extui %si : i32 to i64
+    %off = arith.muli %si64, %segStride : i64
+    %segp = tile.addptr %segp0, %off : !tile.ptr<f32>, i64
+    %entryp = tile.addptr %segp, %DD2 : !tile.ptr<f32>, i64
+    %entryv = tile.make_view %entryp[%cD, %cD] strides[%cD, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    tile.store %E, %entryv[%c0, %col] : !sb
+    // Segment si's map, read unless si is the last segment.
+    %si1 = arith.addi %si, %c1 : i32
+    %more = arith.cmpi slt, %si1, %nSeg : i32
+    %mapRows = arith.select %more, %cD, %c0 : i32
+    %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, %c1]
+        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %M = tile.load %mapv[%c0, %cD] : !st
+    %B = tile.load %mapv[%c0, %col] : !sb
+    %En = tile.dot %M, %E, %B : !st, !sb -> !sb
+    scf.yield %En : !sb
+  }
   return
 }

@@ -1,5 +1,6 @@
 #include "runtime/kda.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -25,17 +26,53 @@ absl::Status Invalid(const char *argument, const std::string &why) {
       absl::StrCat("argument '", argument, "' ", why));
 }
 
+// The number of SMs of device `ordinal`.
+absl::StatusOr<int> SmCount(const Driver &driver, int ordinal) {
+  cu::CUdevice handle = 0;
+  TILEC_RETURN_IF_ERROR(
+      driver.Check(driver.api().cuDeviceGet(&handle, ordinal), "cuDeviceGet"));
+  int sms = 0;
+  TILEC_RETURN_IF_ERROR(driver.Check(
+      driver.api().cuDeviceGetAttribute(
+          &sms, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle),
+      "cuDeviceGetAttribute"));
+  return sms;
+}
+
 } // namespace
 
 int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
-                          int64_t dim, int64_t packed_sequences) {
+                          int64_t dim, int64_t packed_sequences,
+                          int64_t segment_chunks) {
   const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
   // Chunk slots: n·C + c, or with cu_seqlens floor(bos / 64) + n + c.
-  const int64_t slots = packed_sequences >= 0
-                            ? tokens / kKdaChunk + packed_sequences + 1
-                            : batch * chunks;
+  const bool packed = packed_sequences >= 0;
+  const int64_t slots =
+      packed ? tokens / kKdaChunk + packed_sequences + 1 : batch * chunks;
   const int64_t record = 257 * dim + kKdaChunk * kKdaChunk;
-  return slots * heads * record * 4;
+  int64_t bytes = slots * heads * record * 4;
+  if (segment_chunks >= 1 && segment_chunks < chunks) {
+    // Segment slots: n·ceil(C / L) + s, or floor(bos / 64L) + n + s.
+    const int64_t per_sequence = (chunks + segment_chunks - 1) / segment_chunks;
+    const int64_t segments =
+        packed ? tokens / (kKdaChunk * segment_chunks) + packed_sequences + 1
+               : batch * per_sequence;
+    bytes += segments * heads * 3 * dim * dim * 4;
+  }
+  return bytes;
+}
+
+int64_t KdaSegmentChunks(int64_t sequences, int64_t tokens, int64_t heads,
+                         int64_t dim, bool packed, int sms) {
+  const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
+  const int64_t blocks = dim / KdaChainColumns(dim);
+  const int64_t programs = sequences * heads * blocks;
+  if (sms < 1 || programs >= sms)
+    return chunks;
+  // All sequences' chunks, over the programs that would fill the SMs.
+  const int64_t total = packed ? chunks + sequences : sequences * chunks;
+  const int64_t per_segment = (total * heads * blocks + sms - 1) / sms;
+  return std::min(chunks, std::max(kKdaMinSegmentChunks, per_segment));
 }
 
 absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
@@ -79,6 +116,23 @@ absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
         "argument 'schedule' is ", int(options.schedule),
         "; expected 0 (two-phase), 1 (single kernel) or 2 (two-phase, bf16 "
         "chain)"));
+  if (options.segment_chunks < 0)
+    return Invalid("segment_chunks",
+                   absl::StrCat("is ", options.segment_chunks,
+                                "; expected 0 (chosen from the shape) or a "
+                                "chunk count >= 1"));
+  const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
+  if (options.segment_chunks >= 1 && (chunks + options.segment_chunks - 1) /
+                                             options.segment_chunks *
+                                             (2 * dim / KdaChainColumns(dim)) >
+                                         kMaxGridYZ)
+    return Invalid("segment_chunks",
+                   absl::StrCat("is ", options.segment_chunks, "; ", chunks,
+                                " chunks need segments of at least ",
+                                (chunks * 2 * dim / KdaChainColumns(dim) +
+                                 kMaxGridYZ - 1) /
+                                    kMaxGridYZ,
+                                " chunks"));
   int64_t sequences = batch;
   if (options.cu_seqlens) {
     TILEC_RETURN_IF_ERROR(CheckTensor("cu_seqlens", *options.cu_seqlens,
@@ -197,22 +251,47 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
         *device);
     if (!chain.ok())
       return chain.status();
+    int64_t segment_chunks = options.segment_chunks;
+    if (segment_chunks == 0) {
+      absl::StatusOr<int> sms = SmCount(**driver, *device);
+      if (!sms.ok())
+        return sms.status();
+      segment_chunks = KdaSegmentChunks(sequences, tokens, heads, dim,
+                                        options.cu_seqlens != nullptr, *sms);
+    }
+    const bool segmented = segment_chunks < chunks;
+    const int64_t segments =
+        segmented ? (chunks + segment_chunks - 1) / segment_chunks : 1;
+    const char *precision = bf16_chain ? "_bf16" : "";
+    absl::StatusOr<const Kernel *> compose = GetEmbeddedKernel(
+        kModuleName, absl::StrCat("kda_compose", precision, suffix), *device);
+    if (!compose.ok())
+      return compose.status();
+    absl::StatusOr<const Kernel *> scan = GetEmbeddedKernel(
+        kModuleName, absl::StrCat("kda_seg_scan", suffix), *device);
+    if (!scan.ok())
+      return scan.status();
+    const int64_t records_bytes = KdaWorkspaceBytes(
+        batch, tokens, heads, dim, options.cu_seqlens ? sequences : -1);
     const ScratchRequest requests[] = {
         {size_t(KdaWorkspaceBytes(batch, tokens, heads, dim,
-                                  options.cu_seqlens ? sequences : -1)),
+                                  options.cu_seqlens ? sequences : -1,
+                                  segment_chunks)),
          /*zeroed=*/false}};
     ScopedContext scope(**driver, (*prep)->context());
     if (!scope.status().ok())
       return scope.status();
     return ScratchFor(**driver, (*prep)->context())
         .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+          const cu::CUdeviceptr records = buffers[0];
+          const cu::CUdeviceptr segs = buffers[0] + records_bytes;
           const KernelArg prep_args[] = {
               KernelArg::Ptr(q.data),
               KernelArg::Ptr(k.data),
               KernelArg::Ptr(v.data),
               KernelArg::Ptr(g.data),
               KernelArg::Ptr(beta.data),
-              KernelArg::DevicePtr(buffers[0]),
+              KernelArg::DevicePtr(records),
               ptr(options.cu_seqlens),
               KernelArg::I32(tokens),
               KernelArg::I32(heads),
@@ -224,19 +303,44 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
           TILEC_RETURN_IF_ERROR((*prep)->Launch(prep_grid, prep_args, stream,
                                                 PointerCheck::kSkip));
           const KernelArg chain_args[] = {
-              KernelArg::DevicePtr(buffers[0]),
+              KernelArg::DevicePtr(records),
               KernelArg::Ptr(o.data),
               ptr(options.initial_state),
               ptr(options.final_state),
+              KernelArg::DevicePtr(segmented ? segs : records),
               ptr(options.cu_seqlens),
               KernelArg::I32(tokens),
               KernelArg::I32(heads),
               KernelArg::I32(sequences),
               KernelArg::I32(options.initial_state ? 1 : 0),
               KernelArg::I32(options.final_state ? 1 : 0),
-              KernelArg::I32(options.cu_seqlens ? 1 : 0)};
+              KernelArg::I32(options.cu_seqlens ? 1 : 0),
+              KernelArg::I32(int(std::min(segment_chunks, chunks)))};
+          const uint32_t blocks = uint32_t(dim / KdaChainColumns(dim));
+          if (segmented) {
+            // Each segment's map of the state, composed in parallel (the
+            // chain's template over [B | M], twice the columns); the
+            // segments' entry states, scanned; then the chain replays
+            // every segment from its entry state.
+            const Dim3 compose_grid = {uint32_t(heads), uint32_t(sequences),
+                                       uint32_t(segments) * 2 * blocks};
+            TILEC_RETURN_IF_ERROR((*compose)->Launch(
+                compose_grid, chain_args, stream, PointerCheck::kSkip));
+            const KernelArg scan_args[] = {
+                KernelArg::DevicePtr(segs),
+                ptr(options.cu_seqlens),
+                KernelArg::I32(tokens),
+                KernelArg::I32(heads),
+                KernelArg::I32(sequences),
+                KernelArg::I32(options.cu_seqlens ? 1 : 0),
+                KernelArg::I32(int(segment_chunks))};
+            const Dim3 scan_grid = {uint32_t(heads), uint32_t(sequences),
+                                    blocks};
+            TILEC_RETURN_IF_ERROR((*scan)->Launch(scan_grid, scan_args, stream,
+                                                  PointerCheck::kSkip));
+          }
           const Dim3 chain_grid = {uint32_t(heads), uint32_t(sequences),
-                                   uint32_t(dim / KdaChainColumns(dim))};
+                                   uint32_t(segments) * blocks};
           return (*chain)->Launch(chain_grid, chain_args, stream,
                                   PointerCheck::kSkip);
         });

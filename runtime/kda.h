@@ -15,10 +15,25 @@ namespace tilec {
 inline constexpr int64_t kKdaChunk = 64;
 
 // Bytes of the two-phase schedule's workspace: one record of 257·D + 64²
-// floats per (chunk slot, head); `packed_sequences` is N with cu_seqlens,
-// -1 without. Exposed for tests.
+// floats per (chunk slot, head) and, when the chain is split into segments
+// of `segment_chunks` chunks (fewer than ceil(tokens / 64)), 3·D² floats
+// per (segment slot, head) for the segments' maps and entry states;
+// `packed_sequences` is N with cu_seqlens, -1 without. Exposed for tests.
 int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
-                          int64_t dim, int64_t packed_sequences);
+                          int64_t dim, int64_t packed_sequences,
+                          int64_t segment_chunks = 0);
+
+// Chunks per segment of the chain's segmented scan, for `sequences`
+// sequences of `tokens` tokens (B·T without cu_seqlens, or T packed with
+// them: `packed` true), `heads` heads of dimension `dim`, on a GPU of
+// `sms` SMs. The chain has sequences·heads·D/BV programs; when they leave
+// SMs idle, each sequence is cut into segments so that about `sms`
+// programs run, but never into segments shorter than
+// kKdaMinSegmentChunks. A result of ceil(T / 64) or more means one
+// segment (no scan).
+int64_t KdaSegmentChunks(int64_t sequences, int64_t tokens, int64_t heads,
+                         int64_t dim, bool packed, int sms);
+inline constexpr int64_t kKdaMinSegmentChunks = 4;
 
 // Columns of the state one kda_chain program carries (the instances' BV
 // in kernels_dsl/kda.mlir): D / KdaChainColumns(D) programs per (sequence,
@@ -55,6 +70,12 @@ struct KdaOptions {
   // (values outside [0, T] are clamped there, so they never address
   // outside the tensors).
   const TensorRef *cu_seqlens = nullptr;
+  // Two-phase schedules: chunks per segment of the chain's segmented scan
+  // (each sequence's chunks cut into segments whose state maps are
+  // composed in parallel, scanned, then replayed from their entry
+  // states). 0 chooses by KdaSegmentChunks; n >= 1 forces n (for tests and
+  // benchmarks); n >= ceil(T / 64) runs the chain unsegmented.
+  int64_t segment_chunks = 0;
 };
 
 // Checks the arguments without touching the device: q, k (B, T, H, K)

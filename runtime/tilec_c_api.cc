@@ -425,7 +425,7 @@ int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *initial_state,
                              const tilec_tensor *final_state,
                              const tilec_tensor *cu_seqlens, int schedule,
-                             void *stream) {
+                             int64_t segment_chunks, void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
     const std::pair<const tilec_tensor *, const char *> required[] = {
         {q, "q"}, {k, "k"}, {v, "v"}, {g, "g"}, {beta, "beta"}, {o, "o"}};
@@ -458,6 +458,7 @@ int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
     options.initial_state = present[0];
     options.final_state = present[1];
     options.cu_seqlens = present[2];
+    options.segment_chunks = segment_chunks;
     return tilec::KdaForward(refs[0], refs[1], refs[2], refs[3], refs[4], scale,
                              refs[5], options, static_cast<CUstream>(stream));
   });

@@ -175,7 +175,9 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
  * without cu_seqlens N = B. scale multiplies q (usually K^-0.5). schedule:
  * 0, two launches (chunks in parallel, then the chain over blocks of state
  * columns); 1, one kernel per (sequence, head); 2, 0 with the chain's
- * products on bf16 operands (runtime/kda.h, KdaSchedule). */
+ * products on bf16 operands (runtime/kda.h, KdaSchedule). segment_chunks:
+ * 0 to choose the chain's segments from the shape, n >= 1 to force
+ * segments of n chunks (KdaOptions::segment_chunks). */
 int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *v, const tilec_tensor *g,
                              const tilec_tensor *beta, float scale,
@@ -183,7 +185,7 @@ int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *initial_state,
                              const tilec_tensor *final_state,
                              const tilec_tensor *cu_seqlens, int schedule,
-                             void *stream);
+                             int64_t segment_chunks, void *stream);
 
 /* The same over contiguous matrices given as pointers, with the same
  * checks. dtype is TILEC_DTYPE_F32 or TILEC_DTYPE_BF16; y may equal x.

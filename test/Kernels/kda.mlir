@@ -4,6 +4,7 @@
 // RUN: FileCheck %s --check-prefixes=PTX,PTX90 < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=META < %t.sm90a.json
+// RUN: FileCheck %s --check-prefix=SEG < %t.sm90a.ptx
 
 // The KDA kernels on both targets: every product a tf32 dot on mma.sync
 // (m16n8k8, operands rounded with cvt.rna while staged), the cumulative
@@ -32,3 +33,21 @@
 // META-DAG: "name": "kda_prep_d128"
 // META-DAG: "name": "kda_chain_d128"
 // META-DAG: "name": "kda_chain_bf16_d128"
+
+// The segmented scan: kda_compose is the chain's template with COMPOSE = 1
+// (two dots per chunk, the state's map and no output: no bf16 store of o),
+// kda_seg_scan one tf32 product M_s·E_s per segment.
+// META-DAG: "name": "kda_compose_d128"
+// META-DAG: "name": "kda_compose_bf16_d128"
+// META-DAG: "name": "kda_seg_scan_d128"
+// SEG-LABEL: .entry kda_chain_d128(
+// SEG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// SEG: st.global.v2.b16
+// SEG-LABEL: .entry kda_compose_d128(
+// SEG-NOT: st.global{{.*}}.b16
+// SEG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// SEG-NOT: st.global{{.*}}.b16
+// SEG-LABEL: .entry kda_compose_d64(
+// SEG-LABEL: .entry kda_seg_scan_d128(
+// SEG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// SEG: st.global

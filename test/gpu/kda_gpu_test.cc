@@ -41,6 +41,9 @@ struct Case {
   double atol = 0.05;
   std::vector<int> cu; // cu_seqlens (batch must be 1), empty: none
   bool initial_state = false, final_state = false;
+  // KdaOptions::segment_chunks values the two-phase schedules run with (0:
+  // chosen from the shape).
+  std::vector<int64_t> segment_chunks = {0};
 };
 
 std::ostream &operator<<(std::ostream &os, const Case &c) {
@@ -207,15 +210,26 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
   std::vector<double> want_o, want_states;
   Reference(c, p, want_o, want_states);
 
-  for (KdaSchedule schedule :
-       {KdaSchedule::kTwoPhase, KdaSchedule::kSingleKernel,
-        KdaSchedule::kTwoPhaseBf16Chain}) {
-    const char *schedule_name = schedule == KdaSchedule::kTwoPhase ? "two-phase"
+  struct Run {
+    KdaSchedule schedule;
+    int64_t segment_chunks;
+  };
+  std::vector<Run> runs = {{KdaSchedule::kSingleKernel, 0}};
+  for (int64_t segment_chunks : c.segment_chunks)
+    for (KdaSchedule schedule :
+         {KdaSchedule::kTwoPhase, KdaSchedule::kTwoPhaseBf16Chain})
+      runs.push_back({schedule, segment_chunks});
+  for (const Run &run : runs) {
+    const KdaSchedule schedule = run.schedule;
+    std::string schedule_name = schedule == KdaSchedule::kTwoPhase ? "two-phase"
                                 : schedule == KdaSchedule::kSingleKernel
                                     ? "single kernel"
                                     : "two-phase bf16 chain";
+    if (run.segment_chunks > 0)
+      schedule_name += ", segments of " + std::to_string(run.segment_chunks);
     SCOPED_TRACE(schedule_name);
     options.schedule = schedule;
+    options.segment_chunks = run.segment_chunks;
     // Two bf16 NaNs per word; D is even.
     ASSERT_EQ(driver_->api().cuMemsetD32_v2(dout, 0x7FC07FC0u, n / 2), 0);
     if (c.final_state)
@@ -256,7 +270,8 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
     EXPECT_EQ(bad, 0) << bad << " of " << n << " outputs off";
     std::printf("[ kda ] %s, %s, seed %u: max |o - ref| = %.3g (tolerance "
                 "%.3g, max |ref| = %.3g)\n",
-                c.name.c_str(), schedule_name, seed_, worst, tol, largest);
+                c.name.c_str(), schedule_name.c_str(), seed_, worst, tol,
+                largest);
 
     if (c.final_state) {
       std::vector<float> st(state_elems);
@@ -282,7 +297,7 @@ TEST_P(KdaGpuTest, MatchesRecurrence) {
       EXPECT_EQ(sbad, 0) << sbad << " of " << state_elems
                          << " state elements off";
       std::printf("[ kda ] %s, %s: max |final_state - ref| = %.3g\n",
-                  c.name.c_str(), schedule_name, sworst);
+                  c.name.c_str(), schedule_name.c_str(), sworst);
     }
   }
 }
@@ -320,6 +335,12 @@ Case States(Case c, bool initial, bool final_state) {
 Case Varlen(std::string name, int heads, std::vector<int> cu, int dim = 128) {
   Case c = Shape(std::move(name), 1, cu.back(), heads, dim);
   c.cu = std::move(cu);
+  return c;
+}
+
+Case Segments(Case c, std::vector<int64_t> segment_chunks) {
+  c.name += "_segments";
+  c.segment_chunks = std::move(segment_chunks);
   return c;
 }
 
@@ -361,6 +382,27 @@ INSTANTIATE_TEST_SUITE_P(
         Varlen("varlen_H4", 4, {0, 1, 64, 65, 200, 777, 1000}),
         States(Varlen("varlen_H2", 2, {0, 130, 130, 193, 400}), true, true),
         States(Varlen("varlen_H2_D64", 2, {0, 7, 100, 300}, 64), true, true)),
+    Name);
+
+// The chain's segmented scan at forced segment lengths: one chunk per
+// segment (every chunk a map), lengths that leave a short last segment,
+// segments across packed sequences of different lengths (empty ones
+// included), initial and final states, D = 64, strong decay; and a deck
+// shape forced to one segment, the schedule the shape rule picks when the
+// chain's programs fill the GPU.
+INSTANTIATE_TEST_SUITE_P(
+    Segments, KdaGpuTest,
+    ::testing::Values(
+        Segments(States(Shape("B2_T300_H3", 2, 300, 3), true, true), {1, 2, 3}),
+        Segments(Shape("B1_T1000_H2", 1, 1000, 2), {1, 5, 15, 16}),
+        Segments(States(Varlen("varlen_H2", 2, {0, 130, 130, 193, 900, 901}),
+                        true, true),
+                 {1, 2, 4}),
+        Segments(States(Shape("B2_T500_H2_D64", 2, 500, 2, 64), true, true),
+                 {1, 3}),
+        Segments(LongMemory(Shape("B1_T2048_H2", 1, 2048, 2)), {2, 8}),
+        Segments(StrongDecay(Shape("B1_T512_H2", 1, 512, 2)), {1, 3}),
+        Segments(Shape("B2_T1024_H8", 2, 1024, 8), {1 << 20})),
     Name);
 
 } // namespace

@@ -754,6 +754,62 @@ TEST(KdaValidation, WorkspaceHoldsEveryChunkSlot) {
   EXPECT_EQ(KdaWorkspaceBytes(1, 1, 1, 64, 1), 2 * (257 * 64 + 4096) * 4);
 }
 
+TEST(KdaValidation, WorkspaceHoldsEverySegmentSlot) {
+  const int64_t record128 = (257 * 128 + 4096) * 4;
+  const int64_t segment128 = 3 * 128 * 128 * 4;
+  // B = 2 sequences of 16 chunks in segments of 4: 2·4 segment slots.
+  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 4),
+            2 * 16 * 8 * record128 + 2 * 4 * 8 * segment128);
+  // Segments of 5 over 16 chunks: 4 per sequence (the last holds one).
+  EXPECT_EQ(KdaWorkspaceBytes(1, 1024, 2, 128, -1, 5),
+            16 * 2 * record128 + 4 * 2 * segment128);
+  // Packed: floor(T / 64L) + N + 1 segment slots.
+  EXPECT_EQ(KdaWorkspaceBytes(1, 1000, 4, 128, 6, 2),
+            (15 + 6 + 1) * 4 * record128 + (7 + 6 + 1) * 4 * segment128);
+  // One segment (L >= C): no segment slots.
+  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 16), 2 * 16 * 8 * record128);
+  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 0), 2 * 16 * 8 * record128);
+}
+
+TEST(KdaValidation, SegmentsFillTheSmsTheChainLeavesIdle) {
+  // (2, 1024, 8) at D = 128: 2·8·4 = 64 chain programs on 132 SMs, 32
+  // chunks in all: segments of ceil(32·8·4 / 132) = 8, 128 programs.
+  EXPECT_EQ(KdaSegmentChunks(2, 1024, 8, 128, false, 132), 8);
+  // (1, 4096, 8): 32 programs, 64 chunks: ceil(64·32 / 132) = 16.
+  EXPECT_EQ(KdaSegmentChunks(1, 4096, 8, 128, false, 132), 16);
+  // (1, 2048, 4): 16 programs, 32 chunks: ceil(32·16 / 132) = 4.
+  EXPECT_EQ(KdaSegmentChunks(1, 2048, 4, 128, false, 132), 4);
+  // Programs that fill the SMs: one segment.
+  EXPECT_EQ(KdaSegmentChunks(16, 1024, 8, 128, false, 132), 16);
+  // Never shorter than kKdaMinSegmentChunks, never longer than C.
+  EXPECT_EQ(KdaSegmentChunks(1, 1000, 1, 128, false, 132),
+            kKdaMinSegmentChunks);
+  EXPECT_EQ(KdaSegmentChunks(1, 100, 1, 128, false, 132), 2);
+  // Packed: ceil(T / 64) + N chunks in all.
+  EXPECT_EQ(KdaSegmentChunks(3, 65536, 2, 128, true, 132),
+            (1024 + 3) * 2 * 4 / 132 + 1);
+  // D = 64: 4 blocks of 16 columns as well.
+  EXPECT_EQ(KdaSegmentChunks(1, 4096, 8, 64, false, 132), 16);
+}
+
+TEST(KdaValidation, RefusesSegmentsTheGridCannotHold) {
+  KdaArgs a;
+  a.options.segment_chunks = -1;
+  ExpectInvalid(a.Validate(), "argument 'segment_chunks' is -1");
+  // 9000 chunks in segments of 1: 9000 segments of 8 composing programs,
+  // past the grid's 65535; segments of 2 fit.
+  KdaArgs b;
+  for (TensorRef *t : {&b.q, &b.k, &b.v, &b.o})
+    *t = Tensor(t->data, DType::kBF16, {1, 9000 * 64, 1, 128});
+  b.g = Tensor(b.g.data, DType::kF32, {1, 9000 * 64, 1, 128});
+  b.beta = Tensor(b.beta.data, DType::kBF16, {1, 9000 * 64, 1});
+  b.options.segment_chunks = 1;
+  ExpectInvalid(b.Validate(), "argument 'segment_chunks' is 1; 9000 chunks "
+                              "need segments of at least 2 chunks");
+  b.options.segment_chunks = 2;
+  EXPECT_TRUE(b.Validate().ok()) << b.Validate();
+}
+
 TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
   // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages.
   EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);

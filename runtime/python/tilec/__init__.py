@@ -259,7 +259,8 @@ def _declare(lib):
         "tilec_kda_forward_tensor": (
             c_int,
             [ctypes.POINTER(_Tensor)] * 5 + [ctypes.c_float] +
-            [ctypes.POINTER(_Tensor)] * 4 + [c_int, c_void_p],
+            [ctypes.POINTER(_Tensor)] * 4 + [c_int, ctypes.c_int64,
+                                             c_void_p],
         ),
     }
     for name, (restype, argtypes) in signatures.items():
@@ -648,7 +649,8 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
 
 def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
                 output_final_state=False, cu_seqlens=None, out=None,
-                final_state=None, schedule="two_phase", stream=None):
+                final_state=None, schedule="two_phase", segment_chunks=0,
+                stream=None):
     """KDA (Kimi Delta Attention) chunked forward, as flash-linear-attention's
     chunk_kda: q, k (B, T, H, K) bfloat16, v (B, T, H, V) bfloat16, g (B, T,
     H, K) float32 raw log-decay, beta (B, T, H) bfloat16, all CUDA tensors,
@@ -661,7 +663,10 @@ def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
     tensor is given, which is written), else None. ``schedule``:
     "two_phase" (chunks in parallel, then the chain over blocks of state
     columns), "single" (one program per sequence and head) or
-    "two_phase_bf16" (the chain's products on bf16 operands)."""
+    "two_phase_bf16" (the chain's products on bf16 operands).
+    ``segment_chunks``: 0 chooses how the two-phase chain is cut into
+    segments (composed in parallel, then scanned) from the shape; n >= 1
+    forces segments of n chunks of 64 tokens."""
     schedules = {"two_phase": 0, "single": 1, "two_phase_bf16": 2}
     if schedule not in schedules:
         raise TilecError(f"tilec.kda_forward: argument 'schedule' must be "
@@ -703,7 +708,7 @@ def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
         optional.append(ctypes.byref(t.as_c(output=output)))
     _check(_lib.tilec_kda_forward_tensor(
         *[ctypes.byref(a) for a in args], float(scale), ctypes.byref(co),
-        *optional, schedules[schedule], handle),
+        *optional, schedules[schedule], int(segment_chunks), handle),
         "tilec_kda_forward_tensor", "tilec.kda_forward")
     return out, final_state
 
