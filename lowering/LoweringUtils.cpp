@@ -258,6 +258,14 @@ Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc, Operation *from,
                              ValueRange{index});
 }
 
+Value mlir::tile::padScratchIndex(OpBuilder &b, Location loc, Value index,
+                                  int64_t period) {
+  assert(llvm::isPowerOf2_64(period) && "padding period must be 2^n");
+  Value pad = LLVM::LShrOp::create(b, loc, index,
+                                   i32Const(b, loc, llvm::Log2_64(period)));
+  return LLVM::AddOp::create(b, loc, index, pad);
+}
+
 void mlir::tile::storeScratch(OpBuilder &b, Location loc, Operation *from,
                               Value value, Value index) {
   Value addr = getScratchAddress(b, loc, from, value.getType(), index);

@@ -10,6 +10,7 @@
 
 #include "lowering/LoweringUtils.h"
 #include "lowering/Patterns.h"
+#include "passes/SharedMemory.h"
 
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -175,15 +176,18 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
     Location loc = op.getLoc();
     ValueRange values = adaptor.getSrc();
     Type elementType = values.front().getType();
-    // Every thread writes what it holds at its row-major place, then reads
+    // Every thread writes what it holds at its row-major place (padded, so
+    // that lanes walking down a column do not share a bank), then reads
     // what it must hold. Replicas write identical values.
+    const int64_t period = getConvertScratchPeriod(srcType);
     ctaBarrier(rewriter, loc);
     ThreadPosition srcPos = getThreadPosition(rewriter, loc, *src);
     for (int64_t e = 0; e < src->numElements(); ++e) {
       Value index = linearize(rewriter, loc,
                               getElementCoords(rewriter, loc, *src, srcPos, e),
                               srcType.getShape());
-      storeScratch(rewriter, loc, op, values[e], index);
+      storeScratch(rewriter, loc, op, values[e],
+                   padScratchIndex(rewriter, loc, index, period));
     }
     ctaBarrier(rewriter, loc);
     ThreadPosition dstPos = getThreadPosition(rewriter, loc, *dst);
@@ -192,7 +196,9 @@ struct ConvertLayoutLowering : public OpConversionPattern<ConvertLayoutOp> {
       Value index = linearize(rewriter, loc,
                               getElementCoords(rewriter, loc, *dst, dstPos, e),
                               srcType.getShape());
-      results.push_back(loadScratch(rewriter, loc, op, elementType, index));
+      results.push_back(
+          loadScratch(rewriter, loc, op, elementType,
+                      padScratchIndex(rewriter, loc, index, period)));
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -247,34 +253,41 @@ struct ReduceLowering : public OpConversionPattern<ReduceOp> {
       for (unsigned m = laneStride; m < laneStride * lanes; m *= 2)
         acc = combineValues(rewriter, loc, kind, acc,
                             shuffleXor(rewriter, loc, acc, m));
-    // 3. Across warps, through scratch: [row][warp].
+    // 3. Across warps, through scratch: [warp][row], padded, so that the
+    // lanes of a warp, which hold different rows, store to different banks.
     unsigned warps = blocked.getWarpsPerCTA()[bd];
     if (warps > 1) {
       SmallVector<int64_t> resultShape(srcType.getShape());
       resultShape.erase(resultShape.begin() + dim);
+      int64_t numRows = 1;
+      for (int64_t extent : resultShape)
+        numRows *= extent;
       ThreadPosition pos = getThreadPosition(rewriter, loc, result);
+      auto slot = [&](Value row, Value warp) {
+        Value index = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, warp,
+                                i32Const(rewriter, loc, numRows)),
+            row);
+        return padScratchIndex(rewriter, loc, index, kPartialScratchPeriod);
+      };
       SmallVector<Value> rows;
       for (int64_t r = 0; r < result.numElements(); ++r)
-        rows.push_back(LLVM::MulOp::create(
-            rewriter, loc,
-            linearize(rewriter, loc,
-                      getElementCoords(rewriter, loc, result, pos, r),
-                      resultShape),
-            i32Const(rewriter, loc, warps)));
+        rows.push_back(linearize(
+            rewriter, loc, getElementCoords(rewriter, loc, result, pos, r),
+            resultShape));
       ctaBarrier(rewriter, loc);
       for (auto [row, acc] : llvm::zip(rows, partial))
-        storeScratch(
-            rewriter, loc, op, acc,
-            LLVM::AddOp::create(rewriter, loc, row, pos.warpIndex[bd]));
+        storeScratch(rewriter, loc, op, acc, slot(row, pos.warpIndex[bd]));
       ctaBarrier(rewriter, loc);
       for (auto [row, acc] : llvm::zip(rows, partial)) {
-        acc = loadScratch(rewriter, loc, op, acc.getType(), row);
+        acc = loadScratch(rewriter, loc, op, acc.getType(),
+                          slot(row, i32Const(rewriter, loc, 0)));
         for (unsigned w = 1; w < warps; ++w)
-          acc = combineValues(
-              rewriter, loc, kind, acc,
-              loadScratch(rewriter, loc, op, acc.getType(),
-                          LLVM::AddOp::create(rewriter, loc, row,
-                                              i32Const(rewriter, loc, w))));
+          acc =
+              combineValues(rewriter, loc, kind, acc,
+                            loadScratch(rewriter, loc, op, acc.getType(),
+                                        slot(row, i32Const(rewriter, loc, w))));
       }
     }
     rewriter.replaceOpWithMultiple(op, {partial});

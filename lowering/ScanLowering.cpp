@@ -11,6 +11,7 @@
 
 #include "lowering/LoweringUtils.h"
 #include "lowering/Patterns.h"
+#include "passes/SharedMemory.h"
 
 #include "dialect/TileDialect.h"
 
@@ -139,22 +140,31 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
     // Combined totals of the (rep, warp) chunks before each run.
     SmallVector<Value> chunkPrefix(numRows * reps, identity);
     if (chunks > 1) {
+      // Partials at [chunk][row], padded, so that the lanes of a warp,
+      // which hold different rows, store to different banks.
       SmallVector<int64_t> rowShape(srcType.getShape());
       rowShape.erase(rowShape.begin() + dim);
-      SmallVector<Value> rowBase;
+      int64_t totalRows = 1;
+      for (int64_t extent : rowShape)
+        totalRows *= extent;
+      SmallVector<Value> rowIndex;
       for (int64_t r = 0; r < numRows; ++r)
-        rowBase.push_back(LLVM::MulOp::create(
+        rowIndex.push_back(linearize(
+            b, loc, getElementCoords(b, loc, rows, pos, r), rowShape));
+      auto slot = [&](Value row, Value chunk) {
+        Value index = LLVM::AddOp::create(
             b, loc,
-            linearize(b, loc, getElementCoords(b, loc, rows, pos, r), rowShape),
-            i32Const(b, loc, chunks)));
+            LLVM::MulOp::create(b, loc, chunk, i32Const(b, loc, totalRows)),
+            row);
+        return padScratchIndex(b, loc, index, kPartialScratchPeriod);
+      };
       ctaBarrier(b, loc);
       for (int64_t r = 0; r < numRows; ++r)
         for (int64_t q = 0; q < reps; ++q) {
-          Value slot = LLVM::AddOp::create(
-              b, loc, rowBase[r],
-              LLVM::AddOp::create(b, loc, warpIdx,
-                                  i32Const(b, loc, q * warps)));
-          storeScratch(b, loc, op, warpTotal[r * reps + q], slot);
+          Value chunk =
+              LLVM::AddOp::create(b, loc, warpIdx, i32Const(b, loc, q * warps));
+          storeScratch(b, loc, op, warpTotal[r * reps + q],
+                       slot(rowIndex[r], chunk));
         }
       ctaBarrier(b, loc);
       for (int64_t r = 0; r < numRows; ++r) {
@@ -163,10 +173,9 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           int64_t q = reverse ? reps - 1 - i : i;
           Value before = identity, total;
           for (int64_t w = 0; w < warps; ++w) {
-            Value v = loadScratch(
-                b, loc, op, type,
-                LLVM::AddOp::create(b, loc, rowBase[r],
-                                    i32Const(b, loc, q * warps + w)));
+            Value v =
+                loadScratch(b, loc, op, type,
+                            slot(rowIndex[r], i32Const(b, loc, q * warps + w)));
             total = total ? combine(total, v) : v;
             if (warps == 1)
               continue;

@@ -130,7 +130,8 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     if (warps == 1)
       return 0;
     int64_t rows = src.getNumElements() / src.getDimSize(reduce.getDim());
-    return rows * warps * getScratchElementBytes(src.getElementType());
+    return getPaddedScratchElements(rows * warps, kPartialScratchPeriod) *
+           getScratchElementBytes(src.getElementType());
   }
   if (auto scan = dyn_cast<ScanOp>(op)) {
     // One partial per (row, repetition, warp) along the scanned dimension.
@@ -145,7 +146,8 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     if (chunks == 1)
       return 0;
     int64_t rows = src.getNumElements() / src.getDimSize(scan.getDim());
-    return rows * chunks * getScratchElementBytes(src.getElementType());
+    return getPaddedScratchElements(rows * chunks, kPartialScratchPeriod) *
+           getScratchElementBytes(src.getElementType());
   }
   if (auto sort = dyn_cast<SortOp>(op)) {
     SortNetwork network = getSortNetwork(sort);
@@ -184,9 +186,23 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     // Tensor memory is read straight into registers (tcgen05.ld).
     if (isTensorMemoryLayout(src.getEncoding()))
       return 0;
-    return src.getNumElements() * getScratchElementBytes(src.getElementType());
+    return getPaddedScratchElements(src.getNumElements(),
+                                    getConvertScratchPeriod(src)) *
+           getScratchElementBytes(src.getElementType());
   }
   return 0;
+}
+
+int64_t mlir::tile::getPaddedScratchElements(int64_t numElements,
+                                             int64_t period) {
+  // The last element, numElements - 1, lands at numElements - 1 plus its
+  // padding.
+  return numElements ? numElements + (numElements - 1) / period : 0;
+}
+
+int64_t mlir::tile::getConvertScratchPeriod(RankedTensorType type) {
+  int64_t last = type.getRank() ? type.getShape().back() : 1;
+  return llvm::isPowerOf2_64(last) && last >= 32 ? last : 32;
 }
 
 bool mlir::tile::hasTcgen05Dot(Operation *func) {

@@ -56,6 +56,18 @@ bool isTensorMappable(Value view);
 int64_t getScratchBytes(Operation *op);
 /// Bytes one element of `type` takes in scratch (i1 is widened to a byte).
 int64_t getScratchElementBytes(Type type);
+/// Scratch arrays that threads fill by lanes striding through them (the
+/// partials of a reduction or scan across warps, a layout conversion) are
+/// padded with one element every `period` elements, so that lanes whose
+/// indices differ by a power of two up to `period` fall in different banks.
+/// The elements such an array of `numElements` takes with its padding.
+int64_t getPaddedScratchElements(int64_t numElements, int64_t period);
+/// The padding period of a layout conversion of `type`: its last dimension,
+/// when a power of two of at least 32 (lanes walking down a column then hit
+/// different banks), else 32.
+int64_t getConvertScratchPeriod(RankedTensorType type);
+/// The padding period of the cross-warp partials of reductions and scans.
+inline constexpr int64_t kPartialScratchPeriod = 32;
 /// Byte offsets of consecutive scratch arrays of `numElements` elements of
 /// each of `elementTypes` (8-byte aligned); `totalBytes` is their extent.
 SmallVector<int64_t> getScratchArrayOffsets(ArrayRef<Type> elementTypes,

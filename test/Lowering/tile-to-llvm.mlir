@@ -35,6 +35,34 @@ func.func @row_max(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.nu
 
 // -----
 
+// A column reduction across 8 warps: each lane holds partials of several
+// columns, so the partials go to scratch as [warp][column] with one word of
+// padding per 32 (index + index >> 5), which keeps the 32 lanes of a store
+// in 32 different banks; each thread then reads the 8 warps' partials of
+// its columns at the same padded places.
+// CHECK-LABEL: llvm.func @column_max
+// CHECK: nvvm.barrier0
+// CHECK: %[[W:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// CHECK: %[[I:.*]] = llvm.add %[[W]], %{{.*}} : i32
+// CHECK: %[[P:.*]] = llvm.lshr %[[I]], %{{.*}} : i32
+// CHECK: llvm.add %[[I]], %[[P]] : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.lshr
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+func.func @column_max(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %w = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x128xf32>
+  %r = tile.reduce max %t along 0 : tensor<64x128xf32> -> tensor<128xf32>
+  tile.store %r, %w[%c0] : tensor<128xf32>, !tile.view<?xf32>
+  return
+}
+
+// -----
+
 // Element-wise ops on tiles become one scalar op per held element; the
 // grid query becomes the special register.
 // CHECK-LABEL: llvm.func @scale

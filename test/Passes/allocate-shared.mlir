@@ -44,3 +44,19 @@ func.func @convert(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   tile.store %s, %w[%c0] : tensor<4xf32>, !tile.view<?xf32>
   return
 }
+
+// -----
+
+// Cross-warp partials of more rows than a bank period are padded one word
+// per 32: 128 rows x 8 warps = 1024 partials, 31 words of padding, (1024 +
+// 31) x 4 bytes rounded to 16.
+// CHECK-LABEL: func.func @padded_partials
+// CHECK-SAME: tile.shared_bytes = 4224 : i64
+func.func @padded_partials(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x128xf32>
+  %r = tile.reduce max %t along 0 : tensor<64x128xf32> -> tensor<128xf32>
+  return
+}
