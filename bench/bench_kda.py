@@ -27,6 +27,8 @@ a check fails.
                          into segments of that many chunks (0: the
                          runtime's choice, the default)
     --shapes B,T,H;...   other (B, T, H) than the deck's
+    --schedules a,b      only these schedules (e.g. two_phase,two_phase_bf16:
+                         the single kernel takes tens of ms on large shapes)
 """
 import sys
 
@@ -92,8 +94,9 @@ def main():
     ok = True
     rows = []
     segments = [int(x) for x in option("--segments", "0").split(",")]
-    runs = [(s, 0) for s in SCHEDULES if s == "single"] + [
-        (s, n) for n in segments for s in SCHEDULES if s != "single"]
+    schedules = option("--schedules", ",".join(SCHEDULES)).split(",")
+    runs = [(s, 0) for s in schedules if s == "single"] + [
+        (s, n) for n in segments for s in schedules if s != "single"]
     shapes = list(zip(DECK, FLA_RECORDED_US))
     if "--shapes" in sys.argv:
         shapes = [(tuple(int(x) for x in shape.split(",")), float("nan"))

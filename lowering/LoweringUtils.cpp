@@ -260,6 +260,8 @@ Value mlir::tile::getScratchAddress(OpBuilder &b, Location loc, Operation *from,
 
 Value mlir::tile::padScratchIndex(OpBuilder &b, Location loc, Value index,
                                   int64_t period) {
+  if (period == 0)
+    return index;
   assert(llvm::isPowerOf2_64(period) && "padding period must be 2^n");
   Value pad = LLVM::LShrOp::create(b, loc, index,
                                    i32Const(b, loc, llvm::Log2_64(period)));

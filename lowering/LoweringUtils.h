@@ -103,7 +103,8 @@ Value getScratchAddress(OpBuilder &b, Location loc, Operation *from,
                         Type elementType, Value index);
 
 /// `index` with the padding of an array padded every `period` (a power of
-/// two) elements (passes/SharedMemory.h, getPaddedScratchElements).
+/// two, or 0 for none) elements (passes/SharedMemory.h,
+/// getPaddedScratchElements).
 Value padScratchIndex(OpBuilder &b, Location loc, Value index, int64_t period);
 
 /// Stores/loads a scalar to/from scratch, widening i1 to a byte.

@@ -195,13 +195,18 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
 
 int64_t mlir::tile::getPaddedScratchElements(int64_t numElements,
                                              int64_t period) {
+  if (period == 0)
+    return numElements;
   // The last element, numElements - 1, lands at numElements - 1 plus its
   // padding.
   return numElements ? numElements + (numElements - 1) / period : 0;
 }
 
 int64_t mlir::tile::getConvertScratchPeriod(RankedTensorType type) {
-  int64_t last = type.getRank() ? type.getShape().back() : 1;
+  // Rows of one element: lanes walk the array itself, no columns.
+  if (type.getRank() < 2)
+    return 0;
+  int64_t last = type.getShape().back();
   return llvm::isPowerOf2_64(last) && last >= 32 ? last : 32;
 }
 

@@ -60,11 +60,12 @@ int64_t getScratchElementBytes(Type type);
 /// partials of a reduction or scan across warps, a layout conversion) are
 /// padded with one element every `period` elements, so that lanes whose
 /// indices differ by a power of two up to `period` fall in different banks.
-/// The elements such an array of `numElements` takes with its padding.
+/// The elements such an array of `numElements` takes with its padding
+/// (period 0: no padding).
 int64_t getPaddedScratchElements(int64_t numElements, int64_t period);
 /// The padding period of a layout conversion of `type`: its last dimension,
 /// when a power of two of at least 32 (lanes walking down a column then hit
-/// different banks), else 32.
+/// different banks), else 32; 0 (none) for 1-D tiles.
 int64_t getConvertScratchPeriod(RankedTensorType type);
 /// The padding period of the cross-warp partials of reductions and scans.
 inline constexpr int64_t kPartialScratchPeriod = 32;
