@@ -6,6 +6,8 @@
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -15,6 +17,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -55,10 +59,197 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, mam);
 }
+
+/// An NVPTX target machine for `target`, or null.
+std::unique_ptr<llvm::TargetMachine> createMachine(StringRef target) {
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!nvptx)
+    return nullptr;
+  return std::unique_ptr<llvm::TargetMachine>(nvptx->createTargetMachine(
+      triple, target, getPTXFeatures(target), llvm::TargetOptions(),
+      std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+/// O3 then the NVPTX printer over `module`, whose triple and data layout
+/// are `machine`'s.
+std::string optimizeAndPrint(llvm::Module &module,
+                             llvm::TargetMachine &machine) {
+  optimize(module, machine);
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream ptxStream(ptx);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, ptxStream, nullptr,
+                                  llvm::CodeGenFileType::AssemblyFile))
+    return "";
+  codegen.run(module);
+  return std::string(ptx.str());
+}
+
+/// The parts of the PTX of a module with one kernel: the header (up to its
+/// `// .globl` line), that line, the module-scope declarations after it
+/// (with their blank line) and the kernel itself.
+struct KernelPTX {
+  StringRef header, globl, declarations, body;
+};
+
+KernelPTX splitKernelPTX(StringRef ptx) {
+  KernelPTX parts;
+  size_t globl = ptx.find("\t// .globl\t");
+  if (globl == StringRef::npos) {
+    parts.header = ptx;
+    return parts;
+  }
+  parts.header = ptx.take_front(globl);
+  StringRef rest = ptx.drop_front(globl);
+  size_t eol = rest.find('\n') + 1;
+  parts.globl = rest.take_front(eol);
+  rest = rest.drop_front(eol);
+  size_t declarations = 0;
+  while (declarations < rest.size()) {
+    StringRef line = rest.drop_front(declarations);
+    line = line.take_front(line.find('\n') + 1);
+    bool declaration = line.starts_with(".extern") ||
+                       line.starts_with(".global") ||
+                       line.starts_with(".shared") ||
+                       line.starts_with(".const") || line == "\n";
+    if (!declaration)
+      break;
+    declarations += line.size();
+  }
+  parts.declarations = rest.take_front(declarations);
+  parts.body = rest.drop_front(declarations);
+  return parts;
+}
+
+/// `body`, the PTX of the only function of its module, with the names the
+/// printer numbers by function ($L__BB<n>_ labels, __local_depot<n>) given
+/// the number of the module's function `index`.
+std::string renumberFunction(StringRef body, size_t index) {
+  if (index == 0)
+    return body.str();
+  std::string out;
+  out.reserve(body.size() + body.size() / 16);
+  const std::string number = std::to_string(index);
+  const StringRef prefixes[] = {"$L__BB0_", "__local_depot0"};
+  while (!body.empty()) {
+    size_t next = StringRef::npos;
+    StringRef found;
+    for (StringRef prefix : prefixes) {
+      size_t at = body.find(prefix);
+      if (at < next) {
+        next = at;
+        found = prefix;
+      }
+    }
+    if (next == StringRef::npos) {
+      out += body.str();
+      break;
+    }
+    // The 0 is the function number: the prefix without it, then index.
+    out += body.take_front(next).str();
+    StringRef name = found.drop_back(found.ends_with("_") ? 2 : 1);
+    out += name.str() + number + (found.ends_with("_") ? "_" : "");
+    body = body.drop_front(next + found.size());
+  }
+  return out;
+}
+
+/// The PTX the NVPTX printer gives for a whole module, from the PTX of
+/// each of its kernels compiled alone: one header, the first kernel's
+/// `// .globl` line, every module-scope declaration once, then the kernels
+/// in module order. Kernels share nothing but declarations (they call no
+/// functions), so each compiles alone to the same text.
+std::string mergeKernelPTX(ArrayRef<std::string> ptxs) {
+  SmallVector<KernelPTX> parts;
+  for (const std::string &ptx : ptxs)
+    parts.push_back(splitKernelPTX(ptx));
+  std::string out = parts.front().header.str();
+  out += parts.front().globl.str();
+  SmallVector<StringRef> declarations;
+  for (const KernelPTX &part : parts) {
+    SmallVector<StringRef> lines;
+    part.declarations.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef line : lines)
+      if (!llvm::is_contained(declarations, line))
+        declarations.push_back(line);
+  }
+  for (StringRef line : declarations)
+    out += (line + "\n").str();
+  if (!declarations.empty())
+    out += "\n";
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    if (i)
+      out += part.globl.str();
+    out += renumberFunction(part.body, i);
+  }
+  return out;
+}
+
+/// Compiles each kernel of `module` in its own context on a pool of
+/// threads (O3 and instruction selection dominate the compile time, and
+/// kernels do not interact), then merges their PTX. Returns std::nullopt
+/// when the module does not suit that (fewer than two kernels, other
+/// function definitions, fewer than two threads).
+std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
+                                                 StringRef target,
+                                                 unsigned threads) {
+  SmallVector<std::string> kernels;
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    if (function.getCallingConv() != llvm::CallingConv::PTX_Kernel)
+      return std::nullopt;
+    kernels.push_back(function.getName().str());
+  }
+  if (threads == 0)
+    threads = llvm::hardware_concurrency().compute_thread_count();
+  if (kernels.size() < 2 || threads < 2)
+    return std::nullopt;
+  SmallVector<char> bitcode;
+  {
+    llvm::raw_svector_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(module, os);
+  }
+  std::vector<std::string> ptxs(kernels.size());
+  std::vector<bool> failed(kernels.size(), false);
+  llvm::DefaultThreadPool pool(
+      llvm::hardware_concurrency(std::min<unsigned>(threads, kernels.size())));
+  for (size_t k = 0; k < kernels.size(); ++k)
+    pool.async([&, k] {
+      llvm::LLVMContext context;
+      llvm::Expected<std::unique_ptr<llvm::Module>> copy =
+          llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(StringRef(bitcode.data(), bitcode.size()),
+                                    "tilec"),
+              context);
+      std::unique_ptr<llvm::TargetMachine> machine = createMachine(target);
+      if (!copy || !machine) {
+        if (!copy)
+          llvm::consumeError(copy.takeError());
+        failed[k] = true;
+        return;
+      }
+      SmallVector<llvm::Function *> others;
+      for (llvm::Function &function : **copy)
+        if (!function.isDeclaration() && function.getName() != kernels[k])
+          others.push_back(&function);
+      for (llvm::Function *function : others)
+        function->eraseFromParent();
+      ptxs[k] = optimizeAndPrint(**copy, *machine);
+      failed[k] = ptxs[k].empty();
+    });
+  pool.wait();
+  if (llvm::is_contained(failed, true))
+    return std::nullopt;
+  return mergeKernelPTX(ptxs);
+}
 } // namespace
 
 FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
-                                           std::string *llvmIR) {
+                                           std::string *llvmIR,
+                                           unsigned threads) {
   initializeNVPTX();
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -84,6 +275,13 @@ FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
   llvm::raw_string_ostream verifyStream(verifyErrors);
   if (llvm::verifyModule(*llvmModule, &verifyStream))
     return module.emitError("invalid LLVM IR: ") << verifyErrors;
+
+  // The optimized IR is the whole module's: only without it may kernels
+  // compile apart.
+  if (!llvmIR)
+    if (std::optional<std::string> ptx =
+            emitKernelsInParallel(*llvmModule, target, threads))
+      return *ptx;
 
   optimize(*llvmModule, *machine);
   if (llvmIR) {

@@ -9,10 +9,14 @@
 namespace mlir::tile {
 
 /// Translates a fully lowered module (LLVM + NVVM dialects) to LLVM IR,
-/// optimizes it at O3 and runs the NVPTX backend in process. Emits a
-/// diagnostic on `module` and fails on any error.
+/// optimizes it at O3 and runs the NVPTX backend in process. Without
+/// `llvmIR`, modules of several kernels compile one kernel per thread, on
+/// up to `threads` threads (0: one per core; 1: the whole module on one),
+/// and their PTX is merged into the very text the whole module gives.
+/// Emits a diagnostic on `module` and fails on any error.
 FailureOr<std::string> emitPTX(ModuleOp module, StringRef target,
-                               std::string *llvmIR = nullptr);
+                               std::string *llvmIR = nullptr,
+                               unsigned threads = 0);
 
 /// JSON metadata (docs/metadata.md) for the kernels of a lowered module.
 std::string emitMetadataJSON(ModuleOp module, StringRef target);

@@ -6,6 +6,7 @@
 
 // CHECK: OVERVIEW: tilec: tile kernels to PTX
 // CHECK: emit-ptx options:
+// CHECK-DAG: --compile-threads=<uint>
 // CHECK-DAG: --emit=<value>
 // CHECK-DAG: --metadata-out=<file>
 // CHECK-DAG: --num-warps=<uint>

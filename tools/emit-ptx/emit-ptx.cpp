@@ -56,6 +56,11 @@ static cl::opt<bool>
                  "it and the views allow (sm_90a, sm_100a); --tma=false "
                  "keeps cp.async everywhere"),
         cl::init(true), cl::cat(emitPtxCategory));
+static cl::opt<unsigned> compileThreads(
+    "compile-threads",
+    cl::desc("threads compiling the module's kernels apart (0: one per "
+             "core; 1: the whole module on one); the PTX is the same"),
+    cl::init(0), cl::cat(emitPtxCategory));
 static cl::opt<bool> printMetadata("metadata",
                                    cl::desc("print the kernel metadata JSON "
                                             "after the PTX"),
@@ -158,7 +163,9 @@ int main(int argc, char **argv) {
     return 1;
 
   std::string llvmIR;
-  FailureOr<std::string> ptx = tile::emitPTX(*module, target, &llvmIR);
+  FailureOr<std::string> ptx = tile::emitPTX(
+      *module, target, emitKind == EmitKind::LLVM ? &llvmIR : nullptr,
+      compileThreads);
   if (failed(ptx))
     return 1;
   std::string metadata = tile::emitMetadataJSON(*module, target);
