@@ -60,29 +60,34 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   passes.run(module, mam);
 }
 
-/// An NVPTX target machine for `target`, or null.
-std::unique_ptr<llvm::TargetMachine> createMachine(StringRef target) {
+/// An NVPTX target machine for `target`; null with `error` set when the
+/// backend or the target is unavailable.
+std::unique_ptr<llvm::TargetMachine> createMachine(StringRef target,
+                                                   std::string &error) {
   llvm::Triple triple("nvptx64-nvidia-cuda");
-  std::string error;
   const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!nvptx)
+  if (!nvptx) {
+    error = "NVPTX backend unavailable: " + error;
     return nullptr;
-  return std::unique_ptr<llvm::TargetMachine>(nvptx->createTargetMachine(
+  }
+  std::unique_ptr<llvm::TargetMachine> machine(nvptx->createTargetMachine(
       triple, target, getPTXFeatures(target), llvm::TargetOptions(),
       std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    error = ("cannot create an NVPTX target machine for " + target).str();
+  return machine;
 }
 
-/// O3 then the NVPTX printer over `module`, whose triple and data layout
-/// are `machine`'s.
-std::string optimizeAndPrint(llvm::Module &module,
-                             llvm::TargetMachine &machine) {
-  optimize(module, machine);
+/// The NVPTX printer over `module`, whose triple and data layout are
+/// `machine`'s; std::nullopt when it cannot emit assembly.
+std::optional<std::string> printPTX(llvm::Module &module,
+                                    llvm::TargetMachine &machine) {
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream ptxStream(ptx);
   llvm::legacy::PassManager codegen;
   if (machine.addPassesToEmitFile(codegen, ptxStream, nullptr,
                                   llvm::CodeGenFileType::AssemblyFile))
-    return "";
+    return std::nullopt;
   codegen.run(module);
   return std::string(ptx.str());
 }
@@ -129,29 +134,31 @@ KernelPTX splitKernelPTX(StringRef ptx) {
 std::string renumberFunction(StringRef body, size_t index) {
   if (index == 0)
     return body.str();
-  std::string out;
-  out.reserve(body.size() + body.size() / 16);
+  // Each name: the text before the function number, the text after it.
+  const std::pair<StringRef, StringRef> names[] = {{"$L__BB", "_"},
+                                                   {"__local_depot", ""}};
   const std::string number = std::to_string(index);
-  const StringRef prefixes[] = {"$L__BB0_", "__local_depot0"};
+  std::string out;
   while (!body.empty()) {
     size_t next = StringRef::npos;
-    StringRef found;
-    for (StringRef prefix : prefixes) {
-      size_t at = body.find(prefix);
+    size_t length = 0;
+    StringRef prefix, suffix;
+    for (auto [before, after] : names) {
+      std::string numbered = (before + "0" + after).str();
+      size_t at = body.find(numbered);
       if (at < next) {
         next = at;
-        found = prefix;
+        length = numbered.size();
+        prefix = before;
+        suffix = after;
       }
     }
     if (next == StringRef::npos) {
       out += body.str();
       break;
     }
-    // The 0 is the function number: the prefix without it, then index.
-    out += body.take_front(next).str();
-    StringRef name = found.drop_back(found.ends_with("_") ? 2 : 1);
-    out += name.str() + number + (found.ends_with("_") ? "_" : "");
-    body = body.drop_front(next + found.size());
+    out += (body.take_front(next) + prefix + number + suffix).str();
+    body = body.drop_front(next + length);
   }
   return out;
 }
@@ -224,7 +231,9 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
               llvm::MemoryBufferRef(StringRef(bitcode.data(), bitcode.size()),
                                     "tilec"),
               context);
-      std::unique_ptr<llvm::TargetMachine> machine = createMachine(target);
+      std::string error;
+      std::unique_ptr<llvm::TargetMachine> machine =
+          createMachine(target, error);
       if (!copy || !machine) {
         if (!copy)
           llvm::consumeError(copy.takeError());
@@ -237,8 +246,11 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
           others.push_back(&function);
       for (llvm::Function *function : others)
         function->eraseFromParent();
-      ptxs[k] = optimizeAndPrint(**copy, *machine);
-      failed[k] = ptxs[k].empty();
+      optimize(**copy, *machine);
+      std::optional<std::string> ptx = printPTX(**copy, *machine);
+      failed[k] = !ptx;
+      if (ptx)
+        ptxs[k] = std::move(*ptx);
     });
   pool.wait();
   if (llvm::is_contained(failed, true))
@@ -257,18 +269,11 @@ FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
   if (!llvmModule)
     return module.emitError("translation to LLVM IR failed");
 
-  llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
-  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!nvptx)
-    return module.emitError("NVPTX backend unavailable: ") << error;
-  std::unique_ptr<llvm::TargetMachine> machine(nvptx->createTargetMachine(
-      triple, target, getPTXFeatures(target), llvm::TargetOptions(),
-      std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine = createMachine(target, error);
   if (!machine)
-    return module.emitError("cannot create an NVPTX target machine for ")
-           << target;
-  llvmModule->setTargetTriple(triple);
+    return module.emitError(error);
+  llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
 
   std::string verifyErrors;
@@ -289,14 +294,10 @@ FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
     llvmModule->print(os, nullptr);
   }
 
-  llvm::SmallString<0> ptx;
-  llvm::raw_svector_ostream ptxStream(ptx);
-  llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, ptxStream, nullptr,
-                                   llvm::CodeGenFileType::AssemblyFile))
+  std::optional<std::string> ptx = printPTX(*llvmModule, *machine);
+  if (!ptx)
     return module.emitError("NVPTX backend cannot emit assembly");
-  codegen.run(*llvmModule);
-  return std::string(ptx.str());
+  return *ptx;
 }
 
 /// Metadata attributes as JSON: integers, strings, arrays, dictionaries.

@@ -138,6 +138,21 @@ absl::StatusOr<const Driver *> Driver::Get() {
 
 Driver::~Driver() { dlclose(handle_); }
 
+absl::StatusOr<int>
+Driver::DeviceAttribute(int ordinal, cu::CUdevice_attribute attribute) const {
+  cu::CUdevice handle = 0;
+  absl::Status status =
+      Check(api_.cuDeviceGet(&handle, ordinal), "cuDeviceGet");
+  if (!status.ok())
+    return status;
+  int value = 0;
+  status = Check(api_.cuDeviceGetAttribute(&value, attribute, handle),
+                 "cuDeviceGetAttribute");
+  if (!status.ok())
+    return status;
+  return value;
+}
+
 absl::Status Driver::Check(cu::CUresult result, absl::string_view what) const {
   if (result == cu::CUDA_SUCCESS)
     return absl::OkStatus();

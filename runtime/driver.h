@@ -90,6 +90,10 @@ public:
   // "<what> failed: CUDA_ERROR_NAME (driver description)".
   absl::Status Check(cu::CUresult result, absl::string_view what) const;
 
+  // Attribute `attribute` of device `ordinal` (cuDeviceGetAttribute).
+  absl::StatusOr<int> DeviceAttribute(int ordinal,
+                                      cu::CUdevice_attribute attribute) const;
+
 private:
   Driver(void *handle, const DriverApi &api) : handle_(handle), api_(api) {}
 

@@ -56,17 +56,16 @@ namespace {
 
 // What ChooseGemmConfig needs to know of device `ordinal`.
 absl::StatusOr<GemmDevice> DescribeGpu(const Driver &driver, int ordinal) {
-  cu::CUdevice handle = 0;
-  TILEC_RETURN_IF_ERROR(
-      driver.Check(driver.api().cuDeviceGet(&handle, ordinal), "cuDeviceGet"));
   int major = 0, minor = 0, sms = 0;
   for (auto [value, attribute] :
        {std::pair{&major, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
         std::pair{&minor, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
-        std::pair{&sms, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT}})
-    TILEC_RETURN_IF_ERROR(driver.Check(
-        driver.api().cuDeviceGetAttribute(value, attribute, handle),
-        "cuDeviceGetAttribute"));
+        std::pair{&sms, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT}}) {
+    absl::StatusOr<int> read = driver.DeviceAttribute(ordinal, attribute);
+    if (!read.ok())
+      return read.status();
+    *value = *read;
+  }
   return GemmDevice{TargetForComputeCapability(major, minor), sms};
 }
 

@@ -26,19 +26,6 @@ absl::Status Invalid(const char *argument, const std::string &why) {
       absl::StrCat("argument '", argument, "' ", why));
 }
 
-// The number of SMs of device `ordinal`.
-absl::StatusOr<int> SmCount(const Driver &driver, int ordinal) {
-  cu::CUdevice handle = 0;
-  TILEC_RETURN_IF_ERROR(
-      driver.Check(driver.api().cuDeviceGet(&handle, ordinal), "cuDeviceGet"));
-  int sms = 0;
-  TILEC_RETURN_IF_ERROR(driver.Check(
-      driver.api().cuDeviceGetAttribute(
-          &sms, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle),
-      "cuDeviceGetAttribute"));
-  return sms;
-}
-
 } // namespace
 
 int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
@@ -253,7 +240,8 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
       return chain.status();
     int64_t segment_chunks = options.segment_chunks;
     if (segment_chunks == 0) {
-      absl::StatusOr<int> sms = SmCount(**driver, *device);
+      absl::StatusOr<int> sms = (*driver)->DeviceAttribute(
+          *device, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
       if (!sms.ok())
         return sms.status();
       segment_chunks = KdaSegmentChunks(sequences, tokens, heads, dim,
