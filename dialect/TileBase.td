@@ -89,6 +89,11 @@ def Tile_Dialect : Dialect {
     /// the others read (tile-pipeline-loads moves those loads across such
     /// stores; the LLVM argument becomes noalias).
     static constexpr llvm::StringLiteral kNoAliasAttrName = "tile.noalias";
+    /// Integer attribute on an scf.for: issue its loads this many
+    /// iterations ahead into registers (tile-pipeline-loads), whether or not
+    /// they feed a dot; for loops that stream memory through cheap work
+    /// (histograms, reductions), where the loads would otherwise wait.
+    static constexpr llvm::StringLiteral kLoadAheadAttrName = "tile.load_ahead";
     /// Unit attribute on an scf.for: keep its invariant code inside it.
     static constexpr llvm::StringLiteral kNoHoistAttrName = "tile.no_hoist";
   }];

@@ -221,6 +221,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must list one string per kernel parameter";
     return success();
   }
+  if (name == kLoadAheadAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<scf::ForOp>(op) || !value || value.getInt() < 1 ||
+        value.getInt() > 8)
+      return op->emitError()
+             << "'" << name << "' is an integer in [1, 8] on an scf.for";
+    return success();
+  }
   if (name == kNoHoistAttrName) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

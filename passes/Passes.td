@@ -177,9 +177,19 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     consumers (setmaxnreg) and the kernel's register cap is set to what
     the whole block may take. Rings of tcgen05 dots are not specialized.
 
+    An `scf.for` marked `tile.load_ahead = N` asks for all of its loads,
+    whether or not they feed a dot, to be issued `N` iterations ahead into
+    registers, so that a loop streaming memory through cheap work (a
+    histogram, a reduction) has its next tiles in flight while it works;
+    this holds at any `num-stages`. Writes in the body are allowed under
+    the same rule as above (tile.store, tile.scatter_store and tile.atomic
+    through tile.noalias arguments the body does not read through, also
+    inside nested regions); otherwise, or when no load's offsets follow the
+    induction variable, the loop stays as it is with a warning.
+
     Copies and loads past the last iteration are bounds-checked by their
     view, so they are safe. Runs after `tile-assign-layouts` (it needs the
-    dots' layouts). `num-stages` 1 leaves loops unchanged.
+    dots' layouts). `num-stages` 1 leaves other loops unchanged.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", "4",

@@ -82,32 +82,60 @@ BlockArgument getRootArgument(Value view) {
   return arg;
 }
 
-/// Whether the writes of `op` (an op of `body`) provably miss every load
-/// of `body`: a tile.store through a tile.noalias kernel argument that no
-/// load or gather of the body reads through.
+/// The view `op` writes through when it is a tile.store, tile.scatter_store
+/// or tile.atomic; null otherwise.
+Value getWrittenView(Operation *op) {
+  if (auto store = dyn_cast<StoreOp>(op))
+    return store.getView();
+  if (auto scatter = dyn_cast<ScatterStoreOp>(op))
+    return scatter.getView();
+  if (auto atomic = dyn_cast<AtomicOp>(op))
+    return atomic.getView();
+  return {};
+}
+
+/// Whether the writes of `op` (an op of `body`, or ops nested in it)
+/// provably miss every load of `body`: each is a tile.store,
+/// tile.scatter_store or tile.atomic through a tile.noalias kernel argument
+/// that no load or gather of the body reads through.
 bool writesApartFromLoads(Operation *op, Block *body) {
-  auto store = dyn_cast<StoreOp>(op);
-  if (!store)
-    return false;
-  BlockArgument root = getRootArgument(store.getView());
-  if (!root)
-    return false;
-  auto func = cast<func::FuncOp>(root.getOwner()->getParentOp());
-  if (!func.getArgAttr(root.getArgNumber(), TileDialect::kNoAliasAttrName))
-    return false;
-  WalkResult reads = body->walk([&](Operation *nested) {
+  DenseSet<BlockArgument> read;
+  bool readUnknown = false;
+  body->walk([&](Operation *nested) {
     Value view;
     if (auto load = dyn_cast<LoadOp>(nested))
       view = load.getView();
     else if (auto gather = dyn_cast<GatherOp>(nested))
       view = gather.getView();
     else
-      return WalkResult::advance();
-    BlockArgument from = getRootArgument(view);
-    return !from || from == root ? WalkResult::interrupt()
-                                 : WalkResult::advance();
+      return;
+    if (BlockArgument from = getRootArgument(view))
+      read.insert(from);
+    else
+      readUnknown = true;
   });
-  return !reads.wasInterrupted();
+  if (readUnknown)
+    return false;
+  WalkResult result = op->walk([&](Operation *nested) {
+    Value view = getWrittenView(nested);
+    if (!view) {
+      if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
+        return effects.hasEffect<MemoryEffects::Write>()
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    }
+    BlockArgument root = getRootArgument(view);
+    if (!root || read.contains(root))
+      return WalkResult::interrupt();
+    auto func = cast<func::FuncOp>(root.getOwner()->getParentOp());
+    return func.getArgAttr(root.getArgNumber(), TileDialect::kNoAliasAttrName)
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
 }
 
 /// Whether a value of `load` reaches a tile.dot inside `body`.
@@ -245,7 +273,9 @@ scf::ForOp queueInRegisters(scf::ForOp loop, ArrayRef<LoadOp> candidates,
       rewriter, inits, /*replaceInitOperandUsesInLoop=*/false, yields);
   if (failed(replaced))
     return loop;
+  // The new loop keeps the loop's attributes; a tile.load_ahead is spent.
   auto newLoop = cast<scf::ForOp>(*replaced);
+  newLoop->removeAttr(TileDialect::kLoadAheadAttrName);
   // The loop's own loads become the head of each queue.
   unsigned first = newLoop.getNumRegionIterArgs() - inits.size();
   for (auto [index, entry] : llvm::enumerate(loads)) {
@@ -1280,13 +1310,33 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
 
 void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
                   unsigned registerAhead, bool tma, bool specialize) {
-  // A kernel's tile.num_stages of 1 leaves its loops alone.
-  if (numStages < 2)
+  // A loop's own tile.load_ahead queues all of its loads in registers.
+  int64_t loadAhead = 0;
+  if (auto attr =
+          loop->getAttrOfType<IntegerAttr>(TileDialect::kLoadAheadAttrName))
+    loadAhead = attr.getInt();
+  // A kernel's tile.num_stages of 1 leaves its other loops alone.
+  if (numStages < 2 && loadAhead == 0)
     return;
   Block *body = loop.getBody();
-  for (Operation &op : body->without_terminator())
-    if (mayWrite(&op) && !writesApartFromLoads(&op, body))
+  for (Operation &op : body->without_terminator()) {
+    if (mayWrite(&op) && !writesApartFromLoads(&op, body)) {
+      if (loadAhead > 0)
+        loop.emitWarning() << "'" << TileDialect::kLoadAheadAttrName
+                           << "' ignored: the loop writes memory its loads "
+                              "may read";
       return;
+    }
+  }
+  if (loadAhead > 0) {
+    SmallVector<LoadOp> loads(body->getOps<LoadOp>());
+    scf::ForOp queued = queueInRegisters(loop, loads, loadAhead + 1);
+    if (queued == loop)
+      loop.emitWarning() << "'" << TileDialect::kLoadAheadAttrName
+                         << "' ignored: no load's offsets follow the "
+                            "induction variable";
+    return;
+  }
   SmallVector<LoadOp> staged, queued;
   for (LoadOp load : body->getOps<LoadOp>()) {
     if (!feedsDot(load, body))
@@ -1314,8 +1364,6 @@ struct PipelineLoadsPass
     : public tile::impl::TilePipelineLoadsBase<PipelineLoadsPass> {
   using TilePipelineLoadsBase::TilePipelineLoadsBase;
   void runOnOperation() override {
-    if (numStages < 2)
-      return;
     bool tma = false;
     // Rings take what the target's shared memory holds less 32 KiB for the
     // epilogue's scratch; without a target, what fits sm_80's 164 KiB.

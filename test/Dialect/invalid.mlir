@@ -422,6 +422,24 @@ func.func @no_hoist_not_unit(%n: index) {
 
 // -----
 
+// expected-error @+1 {{'tile.load_ahead' is an integer in [1, 8] on an scf.for}}
+func.func @load_ahead_on_func() attributes {tile.load_ahead = 1 : i32} {
+  return
+}
+
+// -----
+
+func.func @load_ahead_zero(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.load_ahead' is an integer in [1, 8] on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.load_ahead = 0 : i32}
+  return
+}
+
+// -----
+
 // Tile ops are per-program work: at module level nothing runs them.
 // expected-error @+1 {{'tile.cluster_barrier' op must be inside a kernel body (a func.func with `tile.kernel`), not in 'builtin.module'}}
 tile.cluster_barrier
