@@ -7,7 +7,7 @@
 //   topk_rows_max_w64/w256/w1024
 //                             k = 1 on short rows, several per program
 //   top1_f32                  k = 1, rows of at most 4096 columns
-//   topk_split_f32            k <= 64, rows split into parts of 4096
+//   topk_split_f32, _r128     k <= 64, rows split into parts of 4096
 //   topk_f32                  one program per row, k <= 2048
 //   topk_hist_f32, topk_collect_f32
 //                             few long rows: the radix select and the
@@ -25,19 +25,22 @@
 // 1. Keys: each float maps to a uint32 whose unsigned order is the float
 //    order (negatives flip every bit, positives the sign bit, NaN is all
 //    ones).
-// 2. Radix select, four 8-bit digits from the top: a histogram of the digit
-//    over the elements that match the digits chosen so far, a reverse scan
-//    of it, and the digit where the count from the top reaches the number
-//    still wanted. The result is the k-th largest key `thr` and how many
-//    elements equal to it are needed (`need`).
+// 2. Radix select, digits of 11, 11 and 10 bits from the top (three passes
+//    over the row, not the four of 8-bit digits): a 2048-bin histogram of
+//    the digit over the elements that match the digits chosen so far, a
+//    reverse scan of it, and the digit where the count from the top reaches
+//    the number still wanted. The result is the k-th largest key `thr` and
+//    how many elements equal to it are needed (`need`).
 // 3. Collect: elements above `thr`, then the first `need` equal to it, are
 //    compacted by a prefix sum into a tile of P >= k slots, which a bitonic
 //    sort orders; the first k are stored. P is 64 for k <= 64 (the common
 //    case; a short sort), 256 for k <= 256, 2048 otherwise. The slots hold (key, column);
 //    values are the keys mapped back.
-// A row is latency-bound (five passes of dependent 4096-column steps), so
+// A row is latency-bound (four passes of dependent 4096-column steps), so
 // rows in flight matter more than registers: at most 128 per thread (no
-// spills) lets two programs share an SM, against one at ptxas's 180.
+// spills) lets two programs share an SM, against one at ptxas's 180; and
+// every pass loads its next 4096 columns while it works on these
+// (tile.load_ahead).
 
 func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                     %indices: !tile.ptr<i64>, %batch: i32, %n: i32, %k: i32)
@@ -45,11 +48,14 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 tile.max_registers = 128 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c4 = arith.constant 4 : i32
-  %c8 = arith.constant 8 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c10 = arith.constant 10 : i32
+  %c11 = arith.constant 11 : i32
   %c16 = arith.constant 16 : i32
-  %c24 = arith.constant 24 : i32
-  %c32 = arith.constant 32 : i32
+  %c21 = arith.constant 21 : i32
+  %c1023 = arith.constant 1023 : i32
+  %c2047 = arith.constant 2047 : i32
   %c64 = arith.constant 64 : i32
   %c256 = arith.constant 256 : i32
   %cm1 = arith.constant -1 : i32
@@ -74,27 +80,31 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %zeroT = tile.splat %c0 : tensor<4096xi32>
   %onesT = tile.splat %cm1 : tensor<4096xi32>
   %signT = tile.splat %kmin : tensor<4096xi32>
-  %bins = tile.iota : tensor<256xi32>
-  %zeroH = tile.splat %c0 : tensor<256xi32>
-  %noneH = tile.splat %cm1 : tensor<256xi32>
+  %bins = tile.iota : tensor<2048xi32>
+  %zeroH = tile.splat %c0 : tensor<2048xi32>
+  %noneH = tile.splat %cm1 : tensor<2048xi32>
 
   // 2. Radix select.
-  %sel:2 = scf.for %pass = %c0 to %c4 step %c1
+  %sel:2 = scf.for %pass = %c0 to %c3 step %c1
       iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-    %p8 = arith.muli %pass, %c8 : i32
-    %shift = arith.subi %c24, %p8 : i32
-    // Bits decided by earlier passes: ~0 << (32 - 8 * pass), none at first.
+    // Digits of 11, 11 and 10 bits from the top: shifts 21, 10, 0.
     %first = arith.cmpi eq, %pass, %c0 : i32
-    %hiShift = arith.subi %c32, %p8 : i32
-    %safeShift = arith.select %first, %c0, %hiShift : i32
+    %last = arith.cmpi eq, %pass, %c2 : i32
+    %laterShift = arith.select %last, %c0, %c10 : i32
+    %shift = arith.select %first, %c21, %laterShift : i32
+    %digitMask = arith.select %last, %c1023, %c2047 : i32
+    // Bits decided by earlier passes: ~0 << (shift + width), none at first.
+    %width = arith.select %last, %c10, %c11 : i32
+    %decided = arith.addi %shift, %width : i32
+    %safeShift = arith.select %first, %c0, %decided : i32
     %hiBits = arith.shli %cm1, %safeShift : i32
     %hiMask = arith.select %first, %c0, %hiBits : i32
     %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
     %prefixT = tile.splat %prefix : tensor<4096xi32>
     %shiftT = tile.splat %shift : tensor<4096xi32>
-    %c255T = tile.splat %c255 : tensor<4096xi32>
+    %c255T = tile.splat %digitMask : tensor<4096xi32>
     %hist = scf.for %j = %c0 to %n step %chunk
-        iter_args(%h = %zeroH) -> (tensor<256xi32>) : i32 {
+        iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
       %jT = tile.splat %j : tensor<4096xi32>
       %cols = arith.addi %lane, %jT : tensor<4096xi32>
       %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -113,22 +123,22 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
       %digit = arith.andi %sh, %c255T : tensor<4096xi32>
       %hc = tile.histogram %digit mask %counted
-          : tensor<4096xi32> -> tensor<256xi32>
-      %hn = arith.addi %h, %hc : tensor<256xi32>
-      scf.yield %hn : tensor<256xi32>
-    }
+          : tensor<4096xi32> -> tensor<2048xi32>
+      %hn = arith.addi %h, %hc : tensor<2048xi32>
+      scf.yield %hn : tensor<2048xi32>
+    } {tile.load_ahead = 1 : i32}
     // Elements with this digit or a larger one, per digit.
-    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
-    %remT = tile.splat %rem : tensor<256xi32>
-    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+    %remT = tile.splat %rem : tensor<2048xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
     %cand = arith.select %enough, %bins, %noneH
-        : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
-    %dT = tile.splat %d : tensor<256xi32>
-    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
+        : tensor<2048xi1>, tensor<2048xi32>
+    %d = tile.reduce max %cand along 0 : tensor<2048xi32> -> i32
+    %dT = tile.splat %d : tensor<2048xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
     %aboveH = arith.select %above, %hist, %zeroH
-        : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+        : tensor<2048xi1>, tensor<2048xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32> -> i32
     %dsh = arith.shli %d, %shift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -202,7 +212,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %ne = arith.addi %eOff, %chunkEq : i32
       scf.yield %ng, %ne, %nk, %ni
           : i32, i32, tensor<64xi32>, tensor<64xi32>
-    }
+    } {tile.load_ahead = 1 : i32}
     // Signed order of the flipped keys is the float order; the value is
     // the key mapped back (its own inverse; NaN comes back as a NaN), not
     // a third array carried through the collection and the sort.
@@ -277,7 +287,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %ne = arith.addi %eOff, %chunkEq : i32
         scf.yield %ng, %ne, %nk, %ni
             : i32, i32, tensor<256xi32>, tensor<256xi32>
-      }
+      } {tile.load_ahead = 1 : i32}
       // Signed order of the flipped keys is the float order; the value is
       // the key mapped back (its own inverse; NaN comes back as a NaN), not
       // a third array carried through the collection and the sort.
@@ -347,7 +357,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %ne = arith.addi %eOff, %chunkEq : i32
         scf.yield %ng, %ne, %nk, %ni
             : i32, i32, tensor<2048xi32>, tensor<2048xi32>
-      }
+      } {tile.load_ahead = 1 : i32}
       // Signed order of the flipped keys is the float order; the value is
       // the key mapped back (its own inverse; NaN comes back as a NaN), not
       // a third array carried through the collection and the sort.
@@ -446,11 +456,19 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 !sample32 = tensor<32x8xi32, #sample>
 !flatPos = tensor<256xi32, #flat>
 
-func.func @topk_split_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
-                          %indices: !tile.ptr<i64>, %work: !tile.ptr<i64>,
-                          %tickets: !tile.ptr<i32>, %batch: i32, %n: i32,
-                          %k: i32, %parts: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32, tile.max_registers = 168 : i32} {
+// Two register budgets: 168 lets one program per SM run its row's
+// dependent steps fastest (grids of at most one program per SM); at 128
+// (114 used, no spills) two programs share an SM, which pays once the grid
+// has more programs than SMs (runtime/topk.cc, kSplitWideGridPrograms).
+func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
+                      %indices: !tile.ptr<i64>, %work: !tile.ptr<i64>,
+                      %tickets: !tile.ptr<i32>, %batch: i32, %n: i32,
+                      %k: i32, %parts: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 168 : i32, tile.params = {},
+                tile.instances = {
+                  topk_split_f32 = {},
+                  topk_split_f32_r128 = {"tile.max_registers" = 128 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
@@ -1216,18 +1234,21 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // The runtime launches 1, 2, then 3 with runs of 2048, 4096, ... until one
 // run covers k, alternating between two scratch rows.
 
-func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
+func.func @topk_select_f32(%x: !tile.ptr<f32>,
+                           %work: !tile.ptr<i64> {tile.noalias},
                            %batch: i32, %n: i32, %k: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c4 = arith.constant 4 : i32
-  %c8 = arith.constant 8 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c10 = arith.constant 10 : i32
+  %c11 = arith.constant 11 : i32
   %c16 = arith.constant 16 : i32
-  %c24 = arith.constant 24 : i32
-  %c32 = arith.constant 32 : i32
+  %c21 = arith.constant 21 : i32
+  %c1023 = arith.constant 1023 : i32
+  %c2047 = arith.constant 2047 : i32
   %cm1 = arith.constant -1 : i32
-  %c255 = arith.constant 255 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
   %l32 = arith.constant 32 : i64
@@ -1246,26 +1267,29 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
   %zeroT = tile.splat %c0 : tensor<4096xi32>
   %onesT = tile.splat %cm1 : tensor<4096xi32>
   %signT = tile.splat %kmin : tensor<4096xi32>
-  %bins = tile.iota : tensor<256xi32>
-  %zeroH = tile.splat %c0 : tensor<256xi32>
-  %noneH = tile.splat %cm1 : tensor<256xi32>
+  %bins = tile.iota : tensor<2048xi32>
+  %zeroH = tile.splat %c0 : tensor<2048xi32>
+  %noneH = tile.splat %cm1 : tensor<2048xi32>
 
   // The radix select of topk_f32.
-  %sel:2 = scf.for %pass = %c0 to %c4 step %c1
+  %sel:2 = scf.for %pass = %c0 to %c3 step %c1
       iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-    %p8 = arith.muli %pass, %c8 : i32
-    %shift = arith.subi %c24, %p8 : i32
     %first = arith.cmpi eq, %pass, %c0 : i32
-    %hiShift = arith.subi %c32, %p8 : i32
-    %safeShift = arith.select %first, %c0, %hiShift : i32
+    %last = arith.cmpi eq, %pass, %c2 : i32
+    %laterShift = arith.select %last, %c0, %c10 : i32
+    %shift = arith.select %first, %c21, %laterShift : i32
+    %digitMask = arith.select %last, %c1023, %c2047 : i32
+    %width = arith.select %last, %c10, %c11 : i32
+    %decided = arith.addi %shift, %width : i32
+    %safeShift = arith.select %first, %c0, %decided : i32
     %hiBits = arith.shli %cm1, %safeShift : i32
     %hiMask = arith.select %first, %c0, %hiBits : i32
     %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
     %prefixT = tile.splat %prefix : tensor<4096xi32>
     %shiftT = tile.splat %shift : tensor<4096xi32>
-    %c255T = tile.splat %c255 : tensor<4096xi32>
+    %c255T = tile.splat %digitMask : tensor<4096xi32>
     %hist = scf.for %j = %c0 to %n step %chunk
-        iter_args(%h = %zeroH) -> (tensor<256xi32>) : i32 {
+        iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
       %jT = tile.splat %j : tensor<4096xi32>
       %cols = arith.addi %lane, %jT : tensor<4096xi32>
       %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -1284,21 +1308,21 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
       %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
       %digit = arith.andi %sh, %c255T : tensor<4096xi32>
       %hc = tile.histogram %digit mask %counted
-          : tensor<4096xi32> -> tensor<256xi32>
-      %hn = arith.addi %h, %hc : tensor<256xi32>
-      scf.yield %hn : tensor<256xi32>
-    }
-    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
-    %remT = tile.splat %rem : tensor<256xi32>
-    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
+          : tensor<4096xi32> -> tensor<2048xi32>
+      %hn = arith.addi %h, %hc : tensor<2048xi32>
+      scf.yield %hn : tensor<2048xi32>
+    } {tile.load_ahead = 1 : i32}
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+    %remT = tile.splat %rem : tensor<2048xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
     %cand = arith.select %enough, %bins, %noneH
-        : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
-    %dT = tile.splat %d : tensor<256xi32>
-    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
+        : tensor<2048xi1>, tensor<2048xi32>
+    %d = tile.reduce max %cand along 0 : tensor<2048xi32> -> i32
+    %dT = tile.splat %d : tensor<2048xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
     %aboveH = arith.select %above, %hist, %zeroH
-        : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+        : tensor<2048xi1>, tensor<2048xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32> -> i32
     %dsh = arith.shli %d, %shift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -1370,7 +1394,7 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>, %work: !tile.ptr<i64>,
     %ng = arith.addi %gOff, %chunkGt : i32
     %ne = arith.addi %eOff, %chunkEq : i32
     scf.yield %ng, %ne : i32, i32
-  }
+  } {tile.load_ahead = 1 : i32}
   return
 }
 

@@ -4,14 +4,15 @@
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=FENCE
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=ROWS
+// RUN: emit-ptx %kernels/topk.mlir --target=sm_90a | FileCheck %s --check-prefix=BUDGET
 // RUN: emit-ptx %kernels/topk.mlir --target=sm_90a -o /dev/null --metadata-out=- | FileCheck %s --check-prefix=META
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_90a -o %t.sm90a.ptx && %ptxas -arch=sm_90a -v %t.sm90a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ emit-ptx %kernels/topk.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a -v %t.sm100a.ptx -o %t.o 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // The split kernel: 16-byte loads of each thread's 16 columns, the group
 // maxima sorted within warps by butterfly shuffles, 64-bit compares of the
-// rank matrix, the radix fallback's shared-memory histogram (match.any
-// groups lanes with one bin), and the two hand-offs: through part 0's
+// rank matrix, the radix fallback's shared-memory histogram (a predicated
+// shared reduction per element), and the two hand-offs: through part 0's
 // shared buffer in a cluster (mapa, st.shared::cluster, the cluster
 // barrier), else an acquire-release fence between barriers around the
 // ticket's global atomic.
@@ -20,8 +21,7 @@
 // CHECK-DAG: ld.global.v4.b32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: setp.gt.s64
-// CHECK-DAG: match.any.sync.b32
-// CHECK-DAG: atom.shared.add.u32
+// CHECK-DAG: red.shared.add.u32
 // CHECK-DAG: atom.global.add.u32
 // CHECK-DAG: ld.global.v2.b64
 // CHECK-DAG: mapa.shared::cluster.u64
@@ -32,6 +32,13 @@
 // FENCE: fence.acq_rel.gpu;
 // FENCE-NEXT: bar.sync 0;
 // FENCE: atom.global.add.u32
+
+// The split template's two instances differ in their register budget only
+// (tile.instances): one program per SM, or two.
+// BUDGET-LABEL: .entry topk_split_f32(
+// BUDGET: .maxnreg 168
+// BUDGET-LABEL: .entry topk_split_f32_r128(
+// BUDGET: .maxnreg 128
 
 // sm_80 has no clusters: each program is a cluster of one.
 // SM80-LABEL: .entry topk_split_f32(
@@ -53,7 +60,7 @@
 // stores (tile.scatter_store: no atomics), chunks sorted in place, merges
 // that search the partner run with gathers and place each element.
 // CHECK-LABEL: .entry topk_select_f32(
-// CHECK-DAG: atom.shared.add.u32
+// CHECK-DAG: red.shared.add.u32
 // CHECK-DAG: shfl.sync.up.b32
 // CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry topk_sort_chunks(
@@ -125,7 +132,7 @@
 // Few long rows: each program's histogram added to the row's (global
 // atomics, one bin per thread), and one atomic reserving a chunk's slots.
 // CHECK-LABEL: .entry topk_hist_f32(
-// CHECK-DAG: atom.shared.add.u32
+// CHECK-DAG: red.shared.add.u32
 // CHECK-DAG: atom.global.add.u32
 // CHECK-LABEL: .entry topk_collect_f32(
 // CHECK-DAG: atom.global.add.u32

@@ -2,26 +2,29 @@
 // RUN: emit-ptx %s --target=sm_90a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.o %}
 
-// Bins are zeroed in scratch; per element, lanes with the same counted bin
-// (in range and under the mask) are grouped by match.any and the lowest
-// adds the group's size with a shared atomic; the bins are read back.
+// Bins are zeroed in scratch; every element adds 1 to its bin with a
+// shared reduction predicated on the element being counted (in range and
+// under the mask): no branch, no warp aggregation (8 elements per thread
+// here); the bins are read back.
 // CHECK-LABEL: llvm.func @count
 // CHECK-SAME: shared_bytes = 1024
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: nvvm.read.ptx.sreg.lanemask.lt
-// CHECK: llvm.icmp "ult"
-// CHECK: %[[PEERS:.*]] = nvvm.match.sync any
-// CHECK: scf.if
-// CHECK: %[[SIZE:.*]] = llvm.intr.ctpop(%[[PEERS]])
-// CHECK: llvm.atomicrmw add %{{.*}}, %[[SIZE]] monotonic : !llvm.ptr<3>, i32
+// CHECK-NOT: nvvm.match.sync
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[IN:.*]] = llvm.icmp "ult"
+// CHECK: %[[COUNTED:.*]] = llvm.and %[[IN]]
+// CHECK: %[[FLAG:.*]] = llvm.zext %[[COUNTED]] : i1 to i32
+// CHECK: llvm.inline_asm has_side_effects {{.*}}@p red.shared.add.u32 [$1], $2;{{.*}} %[[FLAG]], %{{.*}}, %[[ONE]]
+// CHECK-COUNT-7: @p red.shared.add.u32
+// CHECK-NOT: scf.if
+// CHECK-NOT: nvvm.match.sync
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 // PTX-LABEL: .entry count
-// PTX: match.any.sync.b32
-// PTX: popc.b32
-// PTX: atom.shared.add.u32
+// PTX-NOT: match.any
+// PTX-COUNT-8: @p red.shared.add.u32
 func.func @count(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

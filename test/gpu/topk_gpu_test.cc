@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
@@ -40,7 +41,8 @@ struct Case {
     kSignedZeros,
     kDenormals,
     kRandInt,
-    kNegInf
+    kNegInf,
+    kUlps
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -111,6 +113,17 @@ std::vector<float> MakeInput(const Case &c) {
         row[i] = r % 4 == 3 || rng() % 2 ? -inf : normal(rng);
       if (r % 4 != 3)
         row[rng() % c.n] = std::numeric_limits<float>::quiet_NaN();
+      break;
+    }
+    case Case::kUlps: {
+      // Values a few thousand ulps above `scale`: keys that share their
+      // top 20 bits and differ in the two lower radix digits, with ties.
+      uint32_t base;
+      std::memcpy(&base, &c.scale, sizeof(base));
+      for (int i = 0; i < c.n; ++i) {
+        uint32_t bits = base + rng() % 3000;
+        std::memcpy(&row[i], &bits, sizeof(bits));
+      }
       break;
     }
     case Case::kSpecials: {
@@ -224,6 +237,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"split_129_candidates", 3, 4096 * 43, 3, Case::kRandn, 1.0f},
         Case{"split_k5_parts", 2, 4096 * 60 + 5, 5, Case::kRandn, 1.0f},
         Case{"split_ties_parts", 2, 4096 * 40, 7, Case::kFewValues, 1.0f},
+        // The split kernel's two register budgets: 132 programs (168
+        // registers on the H200's 132 SMs), 134 and 1200 (128 registers),
+        // the last through the radix fallback on ties.
+        Case{"split_grid_132", 66, 8192, 8, Case::kRandn, 1.0f},
+        Case{"split_grid_134", 67, 8192, 8, Case::kSpecials, 1.0f},
+        Case{"split_wide_ties", 300, 4096 * 3 + 5, 64, Case::kFewValues, 1.0f},
         // Stage 1 merging 65-128 candidates in global lists of a multiple
         // of 32 (too many rows for clusters): ties, k = 64, specials.
         Case{"merge_ties", 40, 16384, 32, Case::kFewValues, 1.0f},
@@ -374,6 +393,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"denormals_split", 4, 10000, 32, Case::kDenormals, 1.0f},
         Case{"denormals_row", 4, 10000, 500, Case::kDenormals, 1.0f},
         Case{"denormals_large", 2, 10000, 3000, Case::kDenormals, 1.0f},
+        // Keys equal in their top digit and in most of the second: the
+        // radix select decides in the last two digits.
+        Case{"ulps_split", 4, 10000, 16, Case::kUlps, 1.0f},
+        Case{"ulps_row", 4, 10000, 300, Case::kUlps, 1.0f},
+        Case{"ulps_row_k2048", 3, 40000, 2048, Case::kUlps, -3.0f},
+        Case{"ulps_large", 2, 10000, 5000, Case::kUlps, 1.0f},
+        Case{"ulps_long_rows", 2, 200000, 700, Case::kUlps, 1.0f},
         // k = 16384 of 300 long rows (too many rows for the long-rows
         // path).
         Case{"large_k16384_long", 300, 65536, 16384, Case::kRandn, 1.0f}),
