@@ -1426,16 +1426,29 @@ func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
 // One merge of sorted runs of `run` slots (a power of two, a multiple of
 // 2048) of every row of `src` (batch, k) into runs of 2 * run in `dst`;
 // when one merged run covers the row, into `values` and `indices` instead.
-// `steps` is log2(run) + 1, the binary search's steps.
+//
+// Merge path: program p writes the 2048 slots of the row's output from
+// p * 2048, which lie in the merge of one pair of runs A, B from offset o.
+// The first o slots of that merge take `i` elements of A: a 2048-ary
+// search over `steps` rounds (2048^steps >= run) counts the A elements
+// among them (A[t - 1] is among the first o exactly when it is above
+// B[o - t]). The next 2048 slots are the 2048 largest of A[i ..] and
+// B[o - i ..]: both descending, so one tile of 4096 holding the two
+// stretches is two sorted runs, and tile.sort `runs 2048` merges them in
+// 12 levels. Every load is a contiguous stretch or a strided probe, not a
+// binary search per element.
 func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
                           %values: !tile.ptr<f32>, %indices: !tile.ptr<i64>,
                           %batch: i32, %k: i32, %run: i32, %steps: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
+  %c11 = arith.constant 11 : i32
   %c31 = arith.constant 31 : i32
+  %c2047 = arith.constant 2047 : i32
   %slice = arith.constant 2048 : i32
   %l32 = arith.constant 32 : i64
+  %none = arith.constant -9223372036854775808 : i64
   %part = tile.program_id x
   %row = tile.program_id y
   %row64 = arith.extui %row : i32 to i64
@@ -1445,86 +1458,135 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
   %sv = tile.make_view %srcRow[%k] strides[%c1]
       : !tile.ptr<i64> -> !tile.view<?xi64>
   %base = arith.muli %part, %slice : i32
-  %e = tile.load %sv[%base] pad -9223372036854775808 : tensor<2048xi64>
+  // The pair of runs holding slot `base`: A from aStart, B after it (the
+  // last pair may be short, or have no B). Unsigned: 2 * run may reach
+  // 2^31.
+  %run2 = arith.addi %run, %run : i32
+  %pairIdx = arith.divui %base, %run2 : i32
+  %aStart = arith.muli %pairIdx, %run2 : i32
+  %o = arith.subi %base, %aStart : i32
+  %afterA = arith.subi %k, %aStart : i32
+  %lenA = arith.minui %afterA, %run : i32
+  %bStart = arith.addi %aStart, %lenA : i32
+  %lenB0 = arith.subi %k, %bStart : i32
+  %lenB = arith.minui %lenB0, %run : i32
+  // i lies in [o - lenB, min(o, lenA)].
+  %oMinusB = arith.subi %o, %lenB : i32
+  %lo0 = arith.maxsi %oMinusB, %c0 : i32
+  %hi0 = arith.minui %o, %lenA : i32
   %lane = tile.iota : tensor<2048xi32>
-  %baseT = tile.splat %base : tensor<2048xi32>
-  %g = arith.addi %lane, %baseT : tensor<2048xi32>
-  %kT = tile.splat %k : tensor<2048xi32>
-  %valid = arith.cmpi slt, %g, %kT : tensor<2048xi32>
-  // The chunk lies in one run; its partner follows it (an even run) or
-  // precedes it (an odd one). The last run may be short or have no partner.
-  %r = arith.divui %base, %run : i32
-  %runStart = arith.muli %r, %run : i32
-  %odd = arith.andi %r, %c1 : i32
-  %left = arith.cmpi eq, %odd, %c0 : i32
-  %after = arith.addi %runStart, %run : i32
-  %before = arith.subi %runStart, %run : i32
-  %pStart = arith.select %left, %after, %before : i32
-  %avail = arith.subi %k, %runStart : i32
-  %beyond = arith.subi %avail, %run : i32
-  %rightPos = arith.maxsi %beyond, %c0 : i32
-  %rightLen = arith.minsi %rightPos, %run : i32
-  %pLen = arith.select %left, %rightLen, %run : i32
-  %outStart = arith.select %left, %runStart, %before : i32
-  %pLenT = tile.splat %pLen : tensor<2048xi32>
-  %pLast = arith.subi %pStart, %c1 : i32
-  %pLastT = tile.splat %pLast : tensor<2048xi32>
-  // How many elements of the partner run are above each element: the
-  // largest c with partner[c - 1] > e, by steps run, run / 2, ..., 1.
+  %oneT = tile.splat %c1 : tensor<2048xi32>
+  %probeStep = arith.addi %lane, %oneT : tensor<2048xi32>
   %zeroT = tile.splat %c0 : tensor<2048xi32>
-  %above = scf.for %b = %c0 to %steps step %c1
-      iter_args(%c = %zeroT) -> (tensor<2048xi32>) : i32 {
-    %step = arith.shrui %run, %b : i32
-    %stepT = tile.splat %step : tensor<2048xi32>
-    %t = arith.addi %c, %stepT : tensor<2048xi32>
-    %inside = arith.cmpi sle, %t, %pLenT : tensor<2048xi32>
-    %at1 = arith.addi %t, %pLastT : tensor<2048xi32>
-    %v = tile.gather %sv[%at1] : !tile.view<?xi64>, tensor<2048xi32>
+  %oT = tile.splat %o : tensor<2048xi32>
+  %lenBT = tile.splat %lenB : tensor<2048xi32>
+  %aBaseT = tile.splat %aStart : tensor<2048xi32>
+  %bStartT = tile.splat %bStart : tensor<2048xi32>
+  %search:2 = scf.for %step = %c0 to %steps step %c1
+      iter_args(%lo = %lo0, %hi = %hi0) -> (i32, i32) : i32 {
+    // Probes lo + stride, lo + 2 * stride, ...: the count of those whose
+    // A element is among the first o narrows i to one stride.
+    %span = arith.subi %hi, %lo : i32
+    %spanUp = arith.addi %span, %c2047 : i32
+    %strideRaw = arith.shrui %spanUp, %c11 : i32
+    %stride = arith.maxui %strideRaw, %c1 : i32
+    %strideT = tile.splat %stride : tensor<2048xi32>
+    %loT = tile.splat %lo : tensor<2048xi32>
+    %hiT = tile.splat %hi : tensor<2048xi32>
+    %offs = arith.muli %probeStep, %strideT : tensor<2048xi32>
+    %t = arith.addi %loT, %offs : tensor<2048xi32>
+    %inRange = arith.cmpi sle, %t, %hiT : tensor<2048xi32>
+    %tIn = arith.select %inRange, %t, %oneT : tensor<2048xi1>, tensor<2048xi32>
+    %aAt0 = arith.addi %aBaseT, %tIn : tensor<2048xi32>
+    %aAt = arith.subi %aAt0, %oneT : tensor<2048xi32>
+    %a = tile.gather %sv[%aAt] : !tile.view<?xi64>, tensor<2048xi32>
         -> tensor<2048xi64>
-    %greater = arith.cmpi sgt, %v, %e : tensor<2048xi64>
-    %take = arith.andi %inside, %greater : tensor<2048xi1>
-    %nc = arith.select %take, %t, %c : tensor<2048xi1>, tensor<2048xi32>
-    scf.yield %nc : tensor<2048xi32>
+    // B[o - t], below every key past B's end.
+    %bOff = arith.subi %oT, %tIn : tensor<2048xi32>
+    %bIn = arith.cmpi slt, %bOff, %lenBT : tensor<2048xi32>
+    %bOffIn = arith.select %bIn, %bOff, %zeroT : tensor<2048xi1>, tensor<2048xi32>
+    %bAt = arith.addi %bStartT, %bOffIn : tensor<2048xi32>
+    %b = tile.gather %sv[%bAt] : !tile.view<?xi64>, tensor<2048xi32>
+        -> tensor<2048xi64>
+    %above = arith.cmpi sgt, %a, %b : tensor<2048xi64>
+    %bOut = arith.xori %bIn, %inRange : tensor<2048xi1>
+    %ok = arith.ori %above, %bOut : tensor<2048xi1>
+    %taken = arith.andi %ok, %inRange : tensor<2048xi1>
+    %taken32 = arith.extui %taken : tensor<2048xi1> to tensor<2048xi32>
+    %count = tile.reduce add %taken32 along 0 : tensor<2048xi32> -> i32
+    %jump = arith.muli %count, %stride : i32
+    %nlo = arith.addi %lo, %jump : i32
+    %last = arith.addi %nlo, %stride : i32
+    %lastIn = arith.subi %last, %c1 : i32
+    %nhi = arith.minsi %hi, %lastIn : i32
+    scf.yield %nlo, %nhi : i32, i32
   }
-  %ownT = arith.subi %g, %baseT : tensor<2048xi32>
-  %inRunAt = arith.subi %base, %runStart : i32
-  %inRunT = tile.splat %inRunAt : tensor<2048xi32>
-  %outStartT = tile.splat %outStart : tensor<2048xi32>
-  %own = arith.addi %ownT, %inRunT : tensor<2048xi32>
-  %p1 = arith.addi %own, %above : tensor<2048xi32>
-  %pos = arith.addi %p1, %outStartT : tensor<2048xi32>
+  %j = arith.subi %o, %search#0 : i32
+  // A[i .. i + 2048) then B[j .. j + 2048), the slots past each run's end
+  // below every key.
+  %lane4 = tile.iota : tensor<4096xi32>
+  %sliceT = tile.splat %slice : tensor<4096xi32>
+  %fromA = arith.cmpi slt, %lane4, %sliceT : tensor<4096xi32>
+  %inB = arith.subi %lane4, %sliceT : tensor<4096xi32>
+  %iT = tile.splat %search#0 : tensor<4096xi32>
+  %jT = tile.splat %j : tensor<4096xi32>
+  %offA = arith.addi %iT, %lane4 : tensor<4096xi32>
+  %offB = arith.addi %jT, %inB : tensor<4096xi32>
+  %lenAT = tile.splat %lenA : tensor<4096xi32>
+  %lenB4 = tile.splat %lenB : tensor<4096xi32>
+  %validA = arith.cmpi slt, %offA, %lenAT : tensor<4096xi32>
+  %validB = arith.cmpi slt, %offB, %lenB4 : tensor<4096xi32>
+  %valid = arith.select %fromA, %validA, %validB
+      : tensor<4096xi1>, tensor<4096xi1>
+  %aStart4 = tile.splat %aStart : tensor<4096xi32>
+  %bStart4 = tile.splat %bStart : tensor<4096xi32>
+  %atA = arith.addi %aStart4, %offA : tensor<4096xi32>
+  %atB = arith.addi %bStart4, %offB : tensor<4096xi32>
+  %at4 = arith.select %fromA, %atA, %atB : tensor<4096xi1>, tensor<4096xi32>
+  %zero4 = tile.splat %c0 : tensor<4096xi32>
+  %atIn = arith.select %valid, %at4, %zero4 : tensor<4096xi1>, tensor<4096xi32>
+  %got = tile.gather %sv[%atIn] : !tile.view<?xi64>, tensor<4096xi32>
+      -> tensor<4096xi64>
+  %noneT = tile.splat %none : tensor<4096xi64>
+  %cand = arith.select %valid, %got, %noneT : tensor<4096xi1>, tensor<4096xi64>
+  %merged = tile.sort %cand along 0 descending runs 2048 : tensor<4096xi64>
+  %base4 = tile.splat %base : tensor<4096xi32>
+  %pos = arith.addi %base4, %lane4 : tensor<4096xi32>
+  %kT = tile.splat %k : tensor<4096xi32>
+  %inRow = arith.cmpi slt, %pos, %kT : tensor<4096xi32>
+  %keep = arith.andi %inRow, %fromA : tensor<4096xi1>
   // The merged run covers the row: 2 * run >= k.
   %rest = arith.subi %k, %run : i32
   %final = arith.cmpi sge, %run, %rest : i32
   scf.if %final {
     // Key back to float bits (the mapping is its own inverse).
-    %l32T = tile.splat %l32 : tensor<2048xi64>
-    %c31T = tile.splat %c31 : tensor<2048xi32>
-    %c1T = tile.splat %c1 : tensor<2048xi32>
-    %sh = arith.shrui %e, %l32T : tensor<2048xi64>
-    %sk = arith.trunci %sh : tensor<2048xi64> to tensor<2048xi32>
-    %ksign = arith.shrsi %sk, %c31T : tensor<2048xi32>
-    %kmag = arith.shrui %ksign, %c1T : tensor<2048xi32>
-    %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
-    %vals = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
-    %ci = arith.trunci %e : tensor<2048xi64> to tensor<2048xi32>
-    %ci64 = arith.extui %ci : tensor<2048xi32> to tensor<2048xi64>
+    %l32T = tile.splat %l32 : tensor<4096xi64>
+    %c31T = tile.splat %c31 : tensor<4096xi32>
+    %c1T = tile.splat %c1 : tensor<4096xi32>
+    %sh = arith.shrui %merged, %l32T : tensor<4096xi64>
+    %sk = arith.trunci %sh : tensor<4096xi64> to tensor<4096xi32>
+    %ksign = arith.shrsi %sk, %c31T : tensor<4096xi32>
+    %kmag = arith.shrui %ksign, %c1T : tensor<4096xi32>
+    %vbits = arith.xori %sk, %kmag : tensor<4096xi32>
+    %vals = arith.bitcast %vbits : tensor<4096xi32> to tensor<4096xf32>
+    %ci = arith.trunci %merged : tensor<4096xi64> to tensor<4096xi32>
+    %ci64 = arith.extui %ci : tensor<4096xi32> to tensor<4096xi64>
     %valuesRow = tile.addptr %values, %at : !tile.ptr<f32>, i64
     %indicesRow = tile.addptr %indices, %at : !tile.ptr<i64>, i64
     %outV = tile.make_view %valuesRow[%k] strides[%c1]
         : !tile.ptr<f32> -> !tile.view<?xf32>
     %outI = tile.make_view %indicesRow[%k] strides[%c1]
         : !tile.ptr<i64> -> !tile.view<?xi64>
-    tile.scatter_store %vals, %outV[%pos] mask %valid
-        : !tile.view<?xf32>[tensor<2048xi32>], tensor<2048xf32>
-    tile.scatter_store %ci64, %outI[%pos] mask %valid
-        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+    tile.scatter_store %vals, %outV[%pos] mask %keep
+        : !tile.view<?xf32>[tensor<4096xi32>], tensor<4096xf32>
+    tile.scatter_store %ci64, %outI[%pos] mask %keep
+        : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
   } else {
     %dstRow = tile.addptr %dst, %at : !tile.ptr<i64>, i64
     %dv = tile.make_view %dstRow[%k] strides[%c1]
         : !tile.ptr<i64> -> !tile.view<?xi64>
-    tile.scatter_store %e, %dv[%pos] mask %valid
-        : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
+    tile.scatter_store %merged, %dv[%pos] mask %keep
+        : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
   }
   return
 }

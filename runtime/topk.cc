@@ -100,6 +100,8 @@ constexpr int kRowMaxK = 2048;
 // The large-k kernels: slots per program of topk_sort_chunks and
 // topk_merge_f32, and the most rows of one launch (grid.y).
 constexpr int kLargeChunk = 2048;
+// topk_merge_f32: probes per round of its search (the width of its tiles).
+constexpr int kMergeFanout = 2048;
 constexpr int64_t kMaxGridY = 65535;
 constexpr char kHistKernelName[] = "topk_hist_f32";
 constexpr char kCollectKernelName[] = "topk_collect_f32";
@@ -214,12 +216,13 @@ absl::Status SortSlots(const Kernel &sort, const Kernel &merge,
                                 KernelArg::I32(k)};
   TILEC_RETURN_IF_ERROR(
       sort.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
-  // Steps of the binary search: log2(run) + 1; none when one run holds
-  // the row (no partner run: the merge only writes the outputs).
-  int steps = 1;
-  for (int run = kLargeChunk; run > 1; run /= 2)
-    ++steps;
-  for (int run = kLargeChunk;; run *= 2, ++steps) {
+  for (int run = kLargeChunk;; run *= 2) {
+    // Rounds of the merge path's 2048-ary search: the fewest with 2048^steps
+    // >= run; none when one run holds the row (no partner run: the merge
+    // only writes the outputs).
+    int steps = 1;
+    for (int64_t reach = kMergeFanout; reach < run; reach *= kMergeFanout)
+      ++steps;
     const KernelArg mergeArgs[] = {
         KernelArg::DevicePtr(a), KernelArg::DevicePtr(b),
         KernelArg::Ptr(values),  KernelArg::Ptr(indices),

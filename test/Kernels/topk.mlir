@@ -58,7 +58,9 @@
 
 // The large-k kernels: survivors compacted into scratch by predicated
 // stores (tile.scatter_store: no atomics), chunks sorted in place, merges
-// that search the partner run with gathers and place each element.
+// by merge path: gathered probes of a strided search, then the two runs'
+// stretches merged by the sort's last levels (shared memory across warps,
+// shuffles within them).
 // CHECK-LABEL: .entry topk_select_f32(
 // CHECK-DAG: red.shared.add.u32
 // CHECK-DAG: shfl.sync.up.b32
@@ -67,8 +69,10 @@
 // CHECK-DAG: ld.global.v2.b64
 // CHECK-DAG: st.global.v2.b64
 // CHECK-LABEL: .entry topk_merge_f32(
-// CHECK-DAG: ld.global.v2.b64
+// CHECK-DAG: ld.global.b32
 // CHECK-DAG: setp.gt.s64
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: st.shared.b64
 // CHECK-DAG: st.global.b32
 
 // Whole short rows sorted in registers, per width: rows within a warp
