@@ -1549,7 +1549,14 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
       -> tensor<4096xi64>
   %noneT = tile.splat %none : tensor<4096xi64>
   %cand = arith.select %valid, %got, %noneT : tensor<4096xi1>, tensor<4096xi64>
-  %merged = tile.sort %cand along 0 descending runs 2048 : tensor<4096xi64>
+  // A pair without B (the row's last run, or a row of one run) is sorted.
+  %alone = arith.cmpi eq, %lenB, %c0 : i32
+  %merged = scf.if %alone -> (tensor<4096xi64>) {
+    scf.yield %cand : tensor<4096xi64>
+  } else {
+    %m = tile.sort %cand along 0 descending runs 2048 : tensor<4096xi64>
+    scf.yield %m : tensor<4096xi64>
+  }
   %base4 = tile.splat %base : tensor<4096xi32>
   %pos = arith.addi %base4, %lane4 : tensor<4096xi32>
   %kT = tile.splat %k : tensor<4096xi32>
