@@ -5,9 +5,12 @@ Mutates the kernels of kernels_dsl/ and the lit inputs of test/ (each
 `// -----` section on its own) and runs every mutant through kernel-opt
 (with one of the pass pipelines the lit tests use) and emit-ptx (for one
 target). A mutant fails the test when a tool crashes (a signal, an LLVM
-fatal error or stack dump, an assertion), runs past the time limit, or
-rejects the mutant without a located `error:` diagnostic (FILE:LINE:COL or
-loc(...)) or with a zero exit status.
+fatal error or stack dump, an assertion), hangs, or rejects the mutant
+without a located `error:` diagnostic (FILE:LINE:COL or loc(...)) or with
+a zero exit status. A run hangs when it takes longer than the time limit
+and than three times the unmutated section under the same arguments
+(timed only when the limit is passed): a mutant of a whole kernel file
+compiles every instance of it, as the file itself does.
 
 The seed and the mutant count are fixed, and mutant N is built from a
 random generator seeded with (seed, N) alone, so a run over one source
@@ -151,7 +154,24 @@ def check(proc_rc, output):
     return None
 
 
-def run_mutant(mutant, tools, work_dir, timeout):
+def seed_seconds(tool_path, seed_text, args, work_dir, index, limit):
+    """How long the tool takes on the unmutated section, or None past
+    `limit` seconds."""
+    path = os.path.join(work_dir, "mutants", "seed-%05d.mlir" % index)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(seed_text)
+    start = time.monotonic()
+    try:
+        subprocess.run([tool_path, path] + args, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=limit)
+        return time.monotonic() - start
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        os.remove(path)
+
+
+def run_mutant(mutant, tools, work_dir, timeout, seed_text):
     path = os.path.join(work_dir, "mutants", "mutant-%05d.mlir"
                         % mutant["index"])
     with open(path, "w", encoding="utf-8") as f:
@@ -161,16 +181,28 @@ def run_mutant(mutant, tools, work_dir, timeout):
     env = dict(os.environ, LLVM_DISABLE_SYMBOLIZATION="1")
     for tool, args in mutant["runs"]:
         cmd = [tools[tool], path] + args
-        try:
-            proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, env=env,
-                                  timeout=timeout)
-            output = proc.stderr.decode("utf-8", "replace")
-            why = check(proc.returncode, output)
-            if proc.returncode == 0:
-                accepted.append(tool)
-        except subprocess.TimeoutExpired:
-            output, why = "", "hang (no exit after %d s)" % timeout
+        limit = timeout
+        while True:
+            try:
+                proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, env=env,
+                                      timeout=limit)
+                output = proc.stderr.decode("utf-8", "replace")
+                why = check(proc.returncode, output)
+                if proc.returncode == 0:
+                    accepted.append(tool)
+                break
+            except subprocess.TimeoutExpired:
+                output, why = "", "hang (no exit after %d s)" % limit
+            if limit > timeout:
+                break
+            # As slow as its source is not a hang: allow three times the
+            # unmutated section's own time.
+            seconds = seed_seconds(tools[tool], seed_text, args, work_dir,
+                                   mutant["index"], 3 * timeout)
+            if seconds is None or 3 * seconds <= timeout:
+                break
+            limit = int(3 * seconds) + 1
         if why:
             failures.append({"tool": tool, "cmd": cmd, "why": why,
                              "output": output})
@@ -225,6 +257,7 @@ def main():
     seeds = collect_seeds(opts.src_root)
     indices = opts.mutant or range(opts.mutants)
     mutants = [make_mutant(seeds, opts.seed, i) for i in indices]
+    seed_texts = dict(seeds)
     start = time.monotonic()
     skipped = []
     failed = []
@@ -232,8 +265,10 @@ def main():
     # Two processes at most: the CI machines have two cores.
     jobs = max(1, min(opts.jobs, 2))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = pool.map(lambda m: (m, run_mutant(m, tools, work_dir,
-                                                    opts.timeout)), mutants)
+        results = pool.map(
+            lambda m: (m, run_mutant(m, tools, work_dir, opts.timeout,
+                                     seed_texts[m["seed_section"]])),
+            mutants)
         for mutant, (failures, passed) in results:
             for tool in passed:
                 accepted[tool] += 1
