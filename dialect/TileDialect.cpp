@@ -1,12 +1,15 @@
 //===- TileDialect.cpp - tile dialect registration and helpers -----------===//
 
 #include "dialect/TileDialect.h"
+
 #include "dialect/TileLayouts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -175,6 +178,23 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
 
 /// Checks the discardable `tile.*` attributes where they appear, so that a
 /// malformed kernel signature is reported at its source location.
+/// Checks that the attribute `name` is an integer in [lo, hi] on an OpT
+/// (`where` names it in the message).
+template <typename OpT>
+static LogicalResult verifyIntegerAttrOn(Operation *op, StringRef name,
+                                         Attribute attr, int64_t lo, int64_t hi,
+                                         StringRef where) {
+  auto value = dyn_cast<IntegerAttr>(attr);
+  if (isa<OpT>(op) && value && value.getInt() >= lo && value.getInt() <= hi)
+    return success();
+  InFlightDiagnostic diag = op->emitError() << "'" << name << "' is ";
+  if (hi == std::numeric_limits<int64_t>::max() && lo == 0)
+    diag << "a non-negative integer";
+  else
+    diag << "an integer in [" << lo << ", " << hi << "]";
+  return diag << " on " << where;
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().strref();
@@ -221,14 +241,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must list one string per kernel parameter";
     return success();
   }
-  if (name == kLoadAheadAttrName) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<scf::ForOp>(op) || !value || value.getInt() < 1 ||
-        value.getInt() > 8)
-      return op->emitError()
-             << "'" << name << "' is an integer in [1, 8] on an scf.for";
-    return success();
-  }
+  if (name == kLoadAheadAttrName)
+    return verifyIntegerAttrOn<scf::ForOp>(op, name, attr.getValue(), 1, 8,
+                                           "an scf.for");
   if (name == kNoHoistAttrName) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()
@@ -244,29 +259,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                ? verifyTemplateParams(func, attr.getValue())
                : verifyTemplateInstances(func, attr.getValue());
   }
-  if (name == kSharedReserveAttrName) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 0)
-      return op->emitError()
-             << "'" << name << "' is a non-negative integer on a func.func";
-    return success();
-  }
-  if (name == kNumStagesAttrName) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 1 ||
-        value.getInt() > 16)
-      return op->emitError()
-             << "'" << name << "' is an integer in [1, 16] on a func.func";
-    return success();
-  }
-  if (name == kPersistentAttrName) {
-    auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 1 ||
-        value.getInt() > 65535)
-      return op->emitError()
-             << "'" << name << "' is an integer in [1, 65535] on a func.func";
-    return success();
-  }
+  if (name == kSharedReserveAttrName)
+    return verifyIntegerAttrOn<func::FuncOp>(
+        op, name, attr.getValue(), 0, std::numeric_limits<int64_t>::max(),
+        "a func.func");
+  if (name == kNumStagesAttrName)
+    return verifyIntegerAttrOn<func::FuncOp>(op, name, attr.getValue(), 1, 16,
+                                             "a func.func");
+  if (name == kPersistentAttrName)
+    return verifyIntegerAttrOn<func::FuncOp>(op, name, attr.getValue(), 1,
+                                             65535, "a func.func");
   if (name == kPersistentLoopAttrName) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()
