@@ -34,9 +34,10 @@
 // 3. Collect: elements above `thr`, then the first `need` equal to it, are
 //    compacted by a prefix sum into a tile of P >= k slots, which a bitonic
 //    sort orders; the first k are stored. P is 64 for k <= 64 (the common
-//    case; a short sort), 256 for k <= 256, 2048 otherwise. The slots hold (key, column);
-//    values are the keys mapped back.
-// A row is latency-bound (four passes of dependent 4096-column steps), so
+//    case; a short sort), 256 for k <= 256, 2048 otherwise. The slots hold
+//    (key, column); values are the keys mapped back.
+// A row is latency-bound (three radix passes and the collection, each of
+// dependent 4096-column steps), so
 // rows in flight matter more than registers: at most 128 per thread (no
 // spills) lets two programs share an SM, against one at ptxas's 180; and
 // every pass loads its next 4096 columns while it works on these
