@@ -415,6 +415,11 @@ const char *TopKStrategyName(TopKStrategy strategy) {
   return "unknown";
 }
 
+const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count) {
+  const int64_t parts = (n + kPartLen - 1) / kPartLen;
+  return batch * parts > sm_count ? kSplitWideKernelName : kSplitKernelName;
+}
+
 absl::Status ValidateTopK(const TensorRef &x, int64_t k,
                           const TensorRef &values, const TensorRef &indices) {
   TILEC_RETURN_IF_ERROR(
@@ -471,13 +476,12 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
       **driver, {{"x", &x}, {"values", &values}, {"indices", &indices}});
   if (!device.ok())
     return device.status();
-  if (name == kSplitKernelName) {
+  if (strategy == TopKStrategy::kSplit) {
     absl::StatusOr<int> sms = (*driver)->DeviceAttribute(
         *device, cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     if (!sms.ok())
       return sms.status();
-    if (int64_t(batch) * parts > *sms)
-      name = kSplitWideKernelName;
+    name = TopKSplitKernelName(batch, n, *sms);
   }
   absl::StatusOr<const Kernel *> kernel =
       GetEmbeddedKernel(kModuleName, name, *device);

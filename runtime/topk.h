@@ -52,6 +52,12 @@ enum class TopKStrategy {
 TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k);
 const char *TopKStrategyName(TopKStrategy strategy);
 
+// The instance of the split kernel for `batch` rows of `n` columns on a
+// device of `sm_count` SMs: topk_split_f32 (168 registers, one program per
+// SM) while the grid (batch x parts of 4096 columns) has at most one
+// program per SM, topk_split_f32_r128 (two per SM) beyond.
+const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count);
+
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
 // views take 32-bit extents; their addresses are 64-bit, so batch * n may

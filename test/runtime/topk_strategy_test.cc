@@ -89,6 +89,21 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(300, 2147483647, 2147483647), TopKStrategy::kLargeK);
 }
 
+// The split kernel's register budget follows its grid: 168 registers up
+// to one program per SM, 128 (two per SM) beyond.
+TEST(TopKStrategyTest, SplitInstanceFollowsTheGrid) {
+  constexpr int kSms = 132;
+  EXPECT_STREQ(TopKSplitKernelName(1, 131072, kSms), "topk_split_f32");
+  EXPECT_STREQ(TopKSplitKernelName(66, 8192, kSms), "topk_split_f32");
+  EXPECT_STREQ(TopKSplitKernelName(66, 8193, kSms), "topk_split_f32_r128");
+  EXPECT_STREQ(TopKSplitKernelName(67, 8192, kSms), "topk_split_f32_r128");
+  EXPECT_STREQ(TopKSplitKernelName(132, 4096, kSms), "topk_split_f32");
+  EXPECT_STREQ(TopKSplitKernelName(133, 4097, kSms), "topk_split_f32_r128");
+  EXPECT_STREQ(TopKSplitKernelName(1024, 50257, kSms), "topk_split_f32_r128");
+  // A device of more SMs keeps the one-per-SM build longer.
+  EXPECT_STREQ(TopKSplitKernelName(67, 8192, 148), "topk_split_f32");
+}
+
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
