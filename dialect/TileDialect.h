@@ -54,6 +54,18 @@ LogicalResult verifyTemplateInstances(func::FuncOp func, Attribute attr);
 /// Warps per CTA of a kernel (`tile.num_warps`, default 4).
 unsigned getNumWarps(Operation *func);
 
+/// The entries of an index list (offsets, extents, strides) in order:
+/// `values`, and the literal integers of `statics` where it holds them.
+/// `statics` has one entry per index (ShapedType::kDynamic where a value
+/// stands), or is null when every index is a value.
+SmallVector<OpFoldResult> getMixedIndexList(OperandRange values,
+                                            DenseI64ArrayAttr statics);
+/// Replaces the literal integers in the index lists of the tile.load,
+/// tile.store and tile.make_view ops under `root` with i32 constants, so
+/// that every index is an operand. Literal indices are a source form: the
+/// passes that read index lists call this first.
+void materializeIndexLists(Operation *root);
+
 /// Fails, with an error at `op`, unless `op` is nested in a func.func.
 LogicalResult verifyInFunction(Operation *op);
 

@@ -64,6 +64,208 @@ static void printViewOfTile(OpAsmPrinter &printer, Operation *, Type view,
     printer << ", " << view;
 }
 
+/// `%a, 0, %b`: an index list of values and literal integers. `statics` is
+/// left null when every entry is a value, so such lists keep the form they
+/// had before literals were allowed.
+static ParseResult
+parseIndexList(OpAsmParser &parser,
+               SmallVectorImpl<OpAsmParser::UnresolvedOperand> &values,
+               DenseI64ArrayAttr &statics) {
+  SmallVector<int64_t> entries;
+  bool anyLiteral = false;
+  auto parseEntry = [&]() -> ParseResult {
+    OpAsmParser::UnresolvedOperand value;
+    OptionalParseResult operand = parser.parseOptionalOperand(value);
+    if (operand.has_value()) {
+      if (failed(*operand))
+        return failure();
+      values.push_back(value);
+      entries.push_back(ShapedType::kDynamic);
+      return success();
+    }
+    int64_t literal;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseInteger(literal))
+      return failure();
+    if (literal < INT32_MIN || literal > INT32_MAX)
+      return parser.emitError(loc) << "index " << literal << " is not an i32";
+    entries.push_back(literal);
+    anyLiteral = true;
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(parseEntry))
+    return failure();
+  statics = anyLiteral ? parser.getBuilder().getDenseI64ArrayAttr(entries)
+                       : DenseI64ArrayAttr();
+  return success();
+}
+
+static void printIndexList(OpAsmPrinter &printer, Operation *,
+                           OperandRange values, DenseI64ArrayAttr statics) {
+  if (!statics) {
+    printer << values;
+    return;
+  }
+  auto value = values.begin();
+  llvm::interleaveComma(statics.asArrayRef(), printer, [&](int64_t entry) {
+    if (ShapedType::isDynamic(entry))
+      printer << *value++;
+    else
+      printer << entry;
+  });
+}
+
+SmallVector<OpFoldResult>
+mlir::tile::getMixedIndexList(OperandRange values, DenseI64ArrayAttr statics) {
+  if (!statics)
+    return SmallVector<OpFoldResult>(values.begin(), values.end());
+  Builder b(statics.getContext());
+  SmallVector<OpFoldResult> entries;
+  auto value = values.begin();
+  for (int64_t entry : statics.asArrayRef())
+    entries.push_back(ShapedType::isDynamic(entry)
+                          ? OpFoldResult(*value++)
+                          : OpFoldResult(b.getI32IntegerAttr(entry)));
+  return entries;
+}
+
+/// The number of entries of an index list.
+static size_t getIndexListSize(OperandRange values, DenseI64ArrayAttr statics) {
+  return statics ? statics.size() : values.size();
+}
+
+/// A list's literal entries and values must add up: one value per
+/// ShapedType::kDynamic entry, every literal an i32.
+static LogicalResult verifyIndexList(Operation *op, StringRef name,
+                                     OperandRange values,
+                                     DenseI64ArrayAttr statics) {
+  if (!statics)
+    return success();
+  size_t dynamic = llvm::count_if(statics.asArrayRef(), ShapedType::isDynamic);
+  if (dynamic != values.size())
+    return op->emitOpError()
+           << "`static_" << name << "` leaves " << dynamic
+           << " entries to values, but " << values.size() << " are given";
+  for (int64_t entry : statics.asArrayRef())
+    if (!ShapedType::isDynamic(entry) &&
+        (entry < INT32_MIN || entry > INT32_MAX))
+      return op->emitOpError()
+             << "literal " << name << " entry " << entry << " is not an i32";
+  return success();
+}
+
+void mlir::tile::materializeIndexLists(Operation *root) {
+  auto materialize = [](Operation *op, MutableOperandRange operands,
+                        DenseI64ArrayAttr statics) {
+    OpBuilder b(op);
+    SmallVector<Value> values;
+    auto value = operands.getAsOperandRange().begin();
+    for (int64_t entry : statics.asArrayRef())
+      values.push_back(ShapedType::isDynamic(entry)
+                           ? *value++
+                           : arith::ConstantOp::create(
+                                 b, op->getLoc(), b.getI32IntegerAttr(entry))
+                                 .getResult());
+    operands.assign(values);
+  };
+  root->walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      if (DenseI64ArrayAttr statics = load.getStaticOffsetsAttr()) {
+        materialize(op, load.getOffsetsMutable(), statics);
+        load.removeStaticOffsetsAttr();
+      }
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      if (DenseI64ArrayAttr statics = store.getStaticOffsetsAttr()) {
+        materialize(op, store.getOffsetsMutable(), statics);
+        store.removeStaticOffsetsAttr();
+      }
+    } else if (auto view = dyn_cast<MakeViewOp>(op)) {
+      if (DenseI64ArrayAttr statics = view.getStaticSizesAttr()) {
+        materialize(op, view.getSizesMutable(), statics);
+        view.removeStaticSizesAttr();
+      }
+      if (DenseI64ArrayAttr statics = view.getStaticStridesAttr()) {
+        materialize(op, view.getStridesMutable(), statics);
+        view.removeStaticStridesAttr();
+      }
+    }
+  });
+}
+
+/// `: !tile.view<...>` fixes the pointer's type (a pointer to the view's
+/// elements); the older `: !tile.ptr<...> -> !tile.view<...>` still parses.
+static ParseResult parsePointerOfView(OpAsmParser &parser, Type &ptr,
+                                      Type &view) {
+  SMLoc loc = parser.getCurrentLocation();
+  Type first;
+  if (parser.parseType(first))
+    return failure();
+  if (succeeded(parser.parseOptionalArrow())) {
+    ptr = first;
+    return parser.parseType(view);
+  }
+  auto viewType = dyn_cast<ViewType>(first);
+  if (!viewType)
+    return parser.emitError(loc) << "expected a !tile.view type, got " << first;
+  view = viewType;
+  ptr = PtrType::get(parser.getContext(), viewType.getElementType());
+  return success();
+}
+
+static void printPointerOfView(OpAsmPrinter &printer, Operation *, Type ptr,
+                               Type view) {
+  if (ptr !=
+      PtrType::get(view.getContext(), cast<ViewType>(view).getElementType()))
+    printer << ptr << " -> ";
+  printer << view;
+}
+
+/// The type of reducing `src` along `dim`: the element type for a rank-1
+/// tile; otherwise the shape without `dim`, with the slice of the
+/// operand's layout or the operand's #tile.sym without that entry. Null
+/// when the operand's encoding implies no result encoding.
+static Type inferReduceType(Type srcType, unsigned dim) {
+  auto src = dyn_cast<RankedTensorType>(srcType);
+  if (!src || dim >= src.getRank())
+    return {};
+  if (src.getRank() == 1)
+    return src.getElementType();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + dim);
+  Attribute encoding = src.getEncoding();
+  if (getLayout(src)) {
+    encoding = SliceLayoutAttr::get(src.getContext(), dim, encoding);
+  } else if (auto sym = dyn_cast_or_null<SymbolicShapeAttr>(encoding)) {
+    SmallVector<Attribute> dims(sym.getDims().getValue());
+    dims.erase(dims.begin() + dim);
+    encoding = SymbolicShapeAttr::get(src.getContext(),
+                                      ArrayAttr::get(src.getContext(), dims));
+  } else if (encoding) {
+    return {};
+  }
+  return RankedTensorType::get(shape, src.getElementType(), encoding);
+}
+
+/// `: tensor<...>` fixes a reduction's result type; `-> type` gives it
+/// where it cannot be inferred.
+static ParseResult parseReduceResult(OpAsmParser &parser, Type &result,
+                                     Type src, IntegerAttr dim) {
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(result);
+  result = inferReduceType(src, dim.getInt());
+  if (!result)
+    return parser.emitError(parser.getNameLoc())
+           << "cannot infer the result of reducing " << src << " along "
+           << dim.getInt() << "; give it after `->`";
+  return success();
+}
+
+static void printReduceResult(OpAsmPrinter &printer, Operation *, Type result,
+                              Type src, IntegerAttr dim) {
+  if (result != inferReduceType(src, dim.getInt()))
+    printer << "-> " << result;
+}
+
 /// `type, type, ..., buffer type`: the index tiles' types, then the
 /// buffer's (a list the declarative format cannot end with a variadic in).
 static ParseResult parseIndexAndBufferTypes(OpAsmParser &parser,
@@ -131,12 +333,17 @@ LogicalResult verifyViewAccess(Operation *op, ViewType view, size_t numOffsets,
 
 LogicalResult MakeViewOp::verify() {
   ViewType view = getResult().getType();
-  if (getSizes().size() != view.getRank() ||
-      getStrides().size() != view.getRank())
+  if (failed(
+          verifyIndexList(*this, "sizes", getSizes(), getStaticSizesAttr())) ||
+      failed(verifyIndexList(*this, "strides", getStrides(),
+                             getStaticStridesAttr())))
+    return failure();
+  size_t numSizes = getIndexListSize(getSizes(), getStaticSizesAttr());
+  size_t numStrides = getIndexListSize(getStrides(), getStaticStridesAttr());
+  if (numSizes != view.getRank() || numStrides != view.getRank())
     return emitOpError() << "expects " << view.getRank()
                          << " extents and strides for a rank-" << view.getRank()
-                         << " view, got " << getSizes().size() << " and "
-                         << getStrides().size();
+                         << " view, got " << numSizes << " and " << numStrides;
   if (getPtr().getType().getElementType() != view.getElementType())
     return emitOpError() << "pointer element type "
                          << getPtr().getType().getElementType()
@@ -181,8 +388,9 @@ ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
   OpAsmParser::UnresolvedOperand view, mask;
   SmallVector<OpAsmParser::UnresolvedOperand> offsets;
   bool hasMask = false;
-  if (parser.parseOperand(view) ||
-      parser.parseOperandList(offsets, OpAsmParser::Delimiter::Square))
+  DenseI64ArrayAttr staticOffsets;
+  if (parser.parseOperand(view) || parser.parseLSquare() ||
+      parseIndexList(parser, offsets, staticOffsets) || parser.parseRSquare())
     return failure();
   if (succeeded(parser.parseOptionalKeyword("mask"))) {
     hasMask = true;
@@ -272,6 +480,8 @@ ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
   }
   if (padding)
     result.getOrAddProperties<Properties>().padding = padding;
+  if (staticOffsets)
+    result.getOrAddProperties<Properties>().static_offsets = staticOffsets;
   result.getOrAddProperties<Properties>().operandSegmentSizes = {
       1, int32_t(offsets.size()), hasMask ? 1 : 0};
   Type i32 = parser.getBuilder().getI32Type();
@@ -285,7 +495,9 @@ ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void LoadOp::print(OpAsmPrinter &printer) {
-  printer << " " << getView() << "[" << getOffsets() << "]";
+  printer << " " << getView() << "[";
+  printIndexList(printer, *this, getOffsets(), getStaticOffsetsAttr());
+  printer << "]";
   if (getMask())
     printer << " mask " << getMask();
   if (TypedAttr pad = getPaddingAttr()) {
@@ -302,8 +514,9 @@ void LoadOp::print(OpAsmPrinter &printer) {
       printer << cast<IntegerAttr>(pad).getValue();
     }
   }
-  printer.printOptionalAttrDict((*this)->getAttrs(),
-                                {"padding", "operandSegmentSizes"});
+  printer.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {"padding", "operandSegmentSizes", "static_offsets"});
   printer << " : ";
   if (getView().getType() != getViewOfTile(getResult().getType()))
     printer << getView().getType() << " -> ";
@@ -312,8 +525,11 @@ void LoadOp::print(OpAsmPrinter &printer) {
 
 LogicalResult LoadOp::verify() {
   auto tile = cast<RankedTensorType>(getResult().getType());
-  if (failed(verifyViewAccess(*this, getView().getType(), getOffsets().size(),
-                              tile)))
+  if (failed(verifyIndexList(*this, "offsets", getOffsets(),
+                             getStaticOffsetsAttr())) ||
+      failed(verifyViewAccess(
+          *this, getView().getType(),
+          getIndexListSize(getOffsets(), getStaticOffsetsAttr()), tile)))
     return failure();
   return verifyPadding(*this, getPaddingAttr(), tile);
 }
@@ -621,8 +837,13 @@ LogicalResult LoadSharedOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyViewAccess(*this, getView().getType(), getOffsets().size(),
-                          cast<RankedTensorType>(getValue().getType()));
+  if (failed(verifyIndexList(*this, "offsets", getOffsets(),
+                             getStaticOffsetsAttr())))
+    return failure();
+  return verifyViewAccess(
+      *this, getView().getType(),
+      getIndexListSize(getOffsets(), getStaticOffsetsAttr()),
+      cast<RankedTensorType>(getValue().getType()));
 }
 
 /// Element-wise accesses at per-element coordinates: one index tile per view
@@ -717,6 +938,29 @@ LogicalResult ExpandDimsOp::verify() {
 LogicalResult BroadcastOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
+  if (std::optional<uint32_t> along = getAlong()) {
+    if (*along >= result.getRank())
+      return emitOpError() << "dimension " << *along
+                           << " is out of range for a rank-" << result.getRank()
+                           << " result";
+    SmallVector<int64_t> expected(result.getShape());
+    expected.erase(expected.begin() + *along);
+    if (src.getShape() != ArrayRef<int64_t>(expected) ||
+        src.getElementType() != result.getElementType())
+      return emitOpError() << "operand must be "
+                           << RankedTensorType::get(expected,
+                                                    result.getElementType())
+                           << " (the result without dimension " << *along
+                           << ")";
+    if (getLayout(src) && getLayout(result)) {
+      auto slice = dyn_cast<SliceLayoutAttr>(src.getEncoding());
+      if (!slice || slice.getDim() != *along ||
+          slice.getParent() != result.getEncoding())
+        return emitOpError() << "operand layout must be the slice along "
+                             << *along << " of the result layout";
+    }
+    return success();
+  }
   if (src.getRank() != result.getRank())
     return emitOpError() << "operand and result ranks differ (" << src.getRank()
                          << " vs " << result.getRank() << ")";
@@ -816,12 +1060,17 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
       if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr>(layout))
         return failure();
       auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+      std::optional<uint32_t> along = broadcast.getAlong();
+      Attribute srcLayout =
+          along ? SliceLayoutAttr::get(op.getContext(), *along, layout)
+                : layout;
       Value src = ConvertLayoutOp::create(
           rewriter, op.getLoc(),
           RankedTensorType::get(srcType.getShape(), srcType.getElementType(),
-                                layout),
+                                srcLayout),
           broadcast.getSrc());
-      rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, src);
+      rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, src,
+                                               broadcast.getAlongAttr());
       return success();
     }
     if (auto expand = dyn_cast<ExpandDimsOp>(def)) {

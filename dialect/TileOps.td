@@ -590,19 +590,33 @@ def Tile_MakeViewOp : Tile_Op<"make_view", [Pure, AttrSizedOperandSegments]> {
   let summary = "strided view of global memory";
   let description = [{
     Describes a tensor in global memory by its base pointer and per-dimension
-    extents and strides, all in elements.
+    extents and strides, all in elements. Extents and strides are values or
+    literal integers; the pointer's type follows from the view's (the older
+    spelling `: !tile.ptr<f32> -> !tile.view<?x?xf32>` still parses).
 
     ```mlir
-    %x = tile.make_view %ptr[%rows, %cols] strides[%cols, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %x = tile.make_view %ptr[%rows, %cols] strides[%cols, 1]
+        : !tile.view<?x?xf32>
     ```
   }];
   let arguments = (ins Tile_PtrType:$ptr, Variadic<I32>:$sizes,
-                       Variadic<I32>:$strides);
+                       Variadic<I32>:$strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$static_sizes,
+                       OptionalAttr<DenseI64ArrayAttr>:$static_strides);
   let results = (outs Tile_ViewType:$result);
   let assemblyFormat = [{
-    $ptr `[` $sizes `]` `strides` `[` $strides `]` attr-dict `:` qualified(type($ptr))
-    `->` qualified(type($result))
+    $ptr `[` custom<IndexList>($sizes, $static_sizes) `]` `strides`
+    `[` custom<IndexList>($strides, $static_strides) `]` attr-dict `:`
+    custom<PointerOfView>(type($ptr), type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// Extents and strides, values and literal integers in order.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes() {
+      return getMixedIndexList(getSizes(), getStaticSizesAttr());
+    }
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedStrides() {
+      return getMixedIndexList(getStrides(), getStaticStridesAttr());
+    }
   }];
   let hasVerifier = 1;
 }
@@ -623,16 +637,25 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     -> tensor<...>`, and a typed padding, `pad 0xFF800000 : f32`, still
     parses.)
 
+    Offsets are values or literal integers (`[%row, 0]`).
+
     ```mlir
-    %t = tile.load %x[%row, %c0] pad -inf : tensor<1x1024xf32>
+    %t = tile.load %x[%row, 0] pad -inf : tensor<1x1024xf32>
     ```
   }];
   let arguments = (ins Tile_ViewType:$view, Variadic<I32>:$offsets,
                        Optional<Tile_MaskTile>:$mask,
-                       OptionalAttr<TypedAttrInterface>:$padding);
+                       OptionalAttr<TypedAttrInterface>:$padding,
+                       OptionalAttr<DenseI64ArrayAttr>:$static_offsets);
   let results = (outs Tile_Tile:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tile's origin, values and literal integers in order.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets() {
+      return getMixedIndexList(getOffsets(), getStaticOffsetsAttr());
+    }
+  }];
 }
 
 def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
@@ -649,14 +672,22 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
     repeats it after the tile's type still parses).
 
     ```mlir
-    tile.store %t, %y[%row, %c0] : tensor<1x1024xf32>
+    tile.store %t, %y[%row, 0] : tensor<1x1024xf32>
     ```
   }];
   let arguments = (ins Tile_Tile:$value, Tile_ViewType:$view,
-                       Variadic<I32>:$offsets, Optional<Tile_MaskTile>:$mask);
+                       Variadic<I32>:$offsets, Optional<Tile_MaskTile>:$mask,
+                       OptionalAttr<DenseI64ArrayAttr>:$static_offsets);
   let assemblyFormat = [{
-    $value `,` $view `[` $offsets `]` (`mask` $mask^)? attr-dict `:`
+    $value `,` $view `[` custom<IndexList>($offsets, $static_offsets) `]`
+    (`mask` $mask^)? attr-dict `:`
     type($value) custom<ViewOfTile>(type($view), ref(type($value)))
+  }];
+  let extraClassDeclaration = [{
+    /// The tile's origin, values and literal integers in order.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets() {
+      return getMixedIndexList(getOffsets(), getStaticOffsetsAttr());
+    }
   }];
   let hasVerifier = 1;
 }
@@ -792,15 +823,24 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
 }
 
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
-  let summary = "repeat unit dimensions";
+  let summary = "repeat unit dimensions, or repeat along a new dimension";
   let description = [{
+    Without `along`, repeats the unit dimensions of `src` to the result's
+    extents. With `along d`, `src` lacks dimension `d` of the result and is
+    repeated along it: `result[i, j] = src[i]` for `along 1` (a row
+    statistic spread over its row), the same as an `expand_dims at d`
+    followed by a broadcast, in one op.
+
     ```mlir
     %b = tile.broadcast %c : tensor<4x1xf32> -> tensor<4x1024xf32>
+    %r = tile.broadcast %m along 1 : tensor<4xf32> -> tensor<4x1024xf32>
     ```
   }];
-  let arguments = (ins Tile_Tile:$src);
+  let arguments = (ins Tile_Tile:$src, OptionalAttr<I32Attr>:$along);
   let results = (outs Tile_Tile:$result);
-  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let assemblyFormat = [{
+    $src (`along` $along^)? attr-dict `:` type($src) `->` type($result)
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -845,18 +885,21 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "combine a tile along one dimension";
   let description = [{
     Reduces `src` along `dim` with `kind`. The result drops that dimension; a
-    rank-1 tile reduces to a scalar held by every thread.
+    rank-1 tile reduces to a scalar held by every thread. The result's type
+    follows from the operand's and is printed only where it cannot (a
+    result without the layout or symbolic shape the operand implies).
 
     ```mlir
-    %m = tile.reduce max %t along 1 : tensor<4x1024xf32> -> tensor<4xf32>
-    %s = tile.reduce add %v along 0 : tensor<1024xf32> -> f32
+    %m = tile.reduce max %t along 1 : tensor<4x1024xf32>     // tensor<4xf32>
+    %s = tile.reduce add %v along 0 : tensor<1024xf32>       // f32
     ```
   }];
   let arguments = (ins Tile_CombineKindAttr:$kind, Tile_Tile:$src,
                        I32Attr:$dim);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
-    custom<EnumKeyword>($kind) $src `along` $dim attr-dict `:` type($src) `->` type($result)
+    custom<EnumKeyword>($kind) $src `along` $dim attr-dict `:` type($src)
+    custom<ReduceResult>(type($result), ref(type($src)), ref($dim))
   }];
   let hasVerifier = 1;
 }

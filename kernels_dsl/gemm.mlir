@@ -30,7 +30,6 @@
 !wt_tile = tensor<64x128xbf16, #tile.sym<[BK, BN]>>
 !acc = tensor<128x128xf32, #tile.sym<[BM, BN]>>
 !row = tensor<128xf32, #tile.sym<[BN]>>
-!row2 = tensor<1x128xf32, #tile.sym<[1, BN]>>
 !out = tensor<128x128xbf16, #tile.sym<[BM, BN]>>
 
 func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
@@ -91,7 +90,6 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                                            "tile.warp_specialize" = true,
                                            "tile.persistent" = 8 : i32}}} {
   %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
   %bm = tile.param "BM" : i32
   %bn = tile.param "BN" : i32
   %bk = tile.param "BK" : i32
@@ -99,14 +97,10 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
   %m0 = tile.program_id y
   %row = arith.muli %m0, %bm : i32
   %col = arith.muli %n0, %bn : i32
-  %xv = tile.make_view %x[%M, %K] strides[%K, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %wv = tile.make_view %w[%N, %K] strides[%K, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %sv = tile.make_view %scale[%N] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %yv = tile.make_view %y[%M, %N] strides[%N, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %xv = tile.make_view %x[%M, %K] strides[%K, 1] : !tile.view<?x?xbf16>
+  %wv = tile.make_view %w[%N, %K] strides[%K, 1] : !tile.view<?x?xbf16>
+  %sv = tile.make_view %scale[%N] strides[1] : !tile.view<?xf32>
+  %yv = tile.make_view %y[%M, %N] strides[%N, 1] : !tile.view<?x?xbf16>
   %zero = arith.constant dense<0.0> : !acc
   %acc = scf.for %k = %c0 to %K step %bk iter_args(%a = %zero) -> (!acc)
       : i32 {
@@ -117,8 +111,7 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
     scf.yield %d : !acc
   }
   %s = tile.load %sv[%col] : !row
-  %se = tile.expand_dims %s at 0 : !row -> !row2
-  %sb = tile.broadcast %se : !row2 -> !acc
+  %sb = tile.broadcast %s along 0 : !row -> !acc
   %scaled = arith.mulf %acc, %sb : !acc
   %out = arith.truncf %scaled : !acc to !out
   tile.store %out, %yv[%row, %col] : !out

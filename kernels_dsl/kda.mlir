@@ -39,17 +39,14 @@
 !kt = tensor<128x64xf32, #tile.sym<[D, 64]>>
 !chan = tensor<128xf32, #tile.sym<[D]>>
 !chan2 = tensor<1x128xf32, #tile.sym<[1, D]>>
-!chanc = tensor<128x1xf32, #tile.sym<[D, 1]>>
 !st = tensor<128x128xf32, #tile.sym<[D, D]>>
 !sq = tensor<64x64xf32>
 !sqi = tensor<64x64xi32>
 !sqb = tensor<64x64xi1>
-!sqbf = tensor<64x64xbf16>
 // The chain's dot operands, of element type P (bf16 written, f32 in the
 // tf32 instances, where the truncations become identities and vanish).
 !kvp = tensor<64x128xbf16, #tile.sym<[64, D]>>
 !ktp = tensor<128x64xbf16, #tile.sym<[D, 64]>>
-!stp = tensor<128x128xbf16, #tile.sym<[D, D]>>
 !sqp = tensor<64x64xbf16>
 // The chain's blocks of BV state columns: S_b (D×BV), v_new and o (64×BV).
 !sb = tensor<128x32xf32, #tile.sym<[D, BV]>>
@@ -91,12 +88,11 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %cuLen0 = arith.addi %N, %c1 : i32
   %useCu = arith.cmpi ne, %has_cu, %c0 : i32
   %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
-  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuv = tile.make_view %cu[%cuLen] strides[1] : !tile.view<?xi32>
   %cuA = tile.load %cuv[%n] : tensor<1xi32>
   %cuB = tile.load %cuv[%n1] : tensor<1xi32>
-  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
-  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32>
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32>
   // Offsets outside [0, T] (T is the packed length here) are clamped into
   // it, so that no view reaches outside the tensors.
   %bosLo = arith.maxsi %bosRaw, %c0 : i32
@@ -123,20 +119,14 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %gh = tile.addptr %g, %elem0 : !tile.ptr<f32>, i64
   %oh = tile.addptr %o, %elem0 : !tile.ptr<bf16>, i64
   %bh = tile.addptr %beta, %row0 : !tile.ptr<bf16>, i64
-  %qv = tile.make_view %qh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %kv = tile.make_view %kh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %vv = tile.make_view %vh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %gv = tile.make_view %gh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %ov = tile.make_view %oh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %qv = tile.make_view %qh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+  %kv = tile.make_view %kh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+  %vv = tile.make_view %vh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+  %gv = tile.make_view %gh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xf32>
+  %ov = tile.make_view %oh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
   // beta_t repeated along the columns (column stride 0), in the layouts of
   // the tiles it scales.
-  %bv = tile.make_view %bh[%len] strides[%H]
-      : !tile.ptr<bf16> -> !tile.view<?xbf16>
+  %bv = tile.make_view %bh[%len] strides[%H] : !tile.view<?xbf16>
 
   // States of (n, h): D×D, at ((n·H + h)·D·D).
   %n64 = arith.extui %n : i32 to i64
@@ -150,20 +140,17 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %useHt = arith.cmpi ne, %has_ht, %c0 : i32
   %h0Rows = arith.select %useH0, %cD, %c0 : i32
   %htRows = arith.select %useHt, %cD, %c0 : i32
-  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %S0 = tile.load %h0v[%c0, %c0] : !st
+  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
+  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
+  %S0 = tile.load %h0v[0, 0] : !st
 
   // Row and column indices of the chunk's tiles (exclusive sums of ones,
   // so that they take the layouts of the 2-D tiles they index).
   %iota = tile.iota : tensor<64xi32>
   %rowE = tile.expand_dims %iota at 1 : tensor<64xi32> -> tensor<64x1xi32>
-  %colE = tile.expand_dims %iota at 0 : tensor<64xi32> -> tensor<1x64xi32>
   %rowKV = tile.broadcast %rowE : tensor<64x1xi32> -> !kvi
   %rowSq = tile.broadcast %rowE : tensor<64x1xi32> -> !sqi
-  %colSq = tile.broadcast %colE : tensor<1x64xi32> -> !sqi
+  %colSq = tile.broadcast %iota along 0 : tensor<64xi32> -> !sqi
   %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
   %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
   %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
@@ -182,10 +169,10 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %Sfin = scf.for %c = %c0 to %nChunks step %c1 iter_args(%S = %S0)
       -> (!st) : i32 {
     %t0 = arith.muli %c, %c64 : i32
-    %qb = tile.load %qv[%t0, %c0] : !kv
-    %kb = tile.load %kv[%t0, %c0] : !kv
-    %vb = tile.load %vv[%t0, %c0] : !kv
-    %gt = tile.load %gv[%t0, %c0] : !kvf
+    %qb = tile.load %qv[%t0, 0] : !kv
+    %kb = tile.load %kv[%t0, 0] : !kv
+    %vb = tile.load %vv[%t0, 0] : !kv
+    %gt = tile.load %gv[%t0, 0] : !kvf
     %bt1b = tile.load %bv[%t0] : tensor<64xbf16>
     %qf = arith.extf %qb : !kv to !kvf
     %kf = arith.extf %kb : !kv to !kvf
@@ -199,9 +186,8 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     // G = cumsum(g) along the tokens; G_last, the chunk's total decay.
     %G = tile.scan add %gt along 0 : !kvf
     %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
-    %Glast = tile.reduce max %GlastRows along 0 : !kvf -> !chan
-    %GlastE = tile.expand_dims %Glast at 0 : !chan -> !chan2
-    %GlastKV = tile.broadcast %GlastE : !chan2 -> !kvf
+    %Glast = tile.reduce max %GlastRows along 0 : !kvf
+    %GlastKV = tile.broadcast %Glast along 0 : !chan -> !kvf
 
     // A_qk and the unscaled k·kᵀ, one 16-row block I of i at a time.
     %A:2 = scf.for %I = %c0 to %c4 step %c1 iter_args(%aqk = %zSq, %akk = %zSq)
@@ -212,9 +198,8 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %refKV = tile.splat %ref : !kvi
       %isRef = arith.cmpi eq, %rowKV, %refKV : !kvi
       %GrefRows = arith.select %isRef, %G, %ninfKV : !kvb, !kvf
-      %Gref = tile.reduce max %GrefRows along 0 : !kvf -> !chan
-      %GrefE = tile.expand_dims %Gref at 0 : !chan -> !chan2
-      %GrefKV = tile.broadcast %GrefE : !chan2 -> !kvf
+      %Gref = tile.reduce max %GrefRows along 0 : !kvf
+      %GrefKV = tile.broadcast %Gref along 0 : !chan -> !kvf
       %firstKV = tile.splat %first : !kvi
       %endKV = tile.splat %end : !kvi
       %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
@@ -266,7 +251,7 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %oIntra = tile.dot %Aqk, %vnew, %zKV : !sq, !kvf -> !kvf
     %out = tile.dot %qgs, %S, %oIntra : !kvf, !st -> !kvf
     %outb = arith.truncf %out : !kvf to !kv
-    tile.store %outb, %ov[%t0, %c0] : !kv
+    tile.store %outb, %ov[%t0, 0] : !kv
 
     // S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new.
     %dEnd = arith.subf %GlastKV, %G : !kvf
@@ -274,13 +259,12 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %kEnd = arith.mulf %kf, %eEnd : !kvf
     %kEndT = tile.transpose %kEnd : !kvf -> !kt
     %decay = math.exp %Glast : !chan
-    %decayE = tile.expand_dims %decay at 1 : !chan -> !chanc
-    %decayB = tile.broadcast %decayE : !chanc -> !st
+    %decayB = tile.broadcast %decay along 1 : !chan -> !st
     %Sd = arith.mulf %S, %decayB : !st
     %Sn = tile.dot %kEndT, %vnew, %Sd : !kt, !kvf -> !st
     scf.yield %Sn : !st
   }
-  tile.store %Sfin, %htv[%c0, %c0] : !st
+  tile.store %Sfin, %htv[0, 0] : !st
   return
 }
 
@@ -331,7 +315,6 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %c16 = arith.constant 16 : i32
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
-  %c257 = arith.constant 257 : i32
   %c257_64 = arith.constant 257 : i64
   %c4096 = arith.constant 4096 : i64
   %zf = arith.constant 0.0 : f32
@@ -346,12 +329,11 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %cuLen0 = arith.addi %N, %c1 : i32
   %useCu = arith.cmpi ne, %has_cu, %c0 : i32
   %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
-  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuv = tile.make_view %cu[%cuLen] strides[1] : !tile.view<?xi32>
   %cuA = tile.load %cuv[%n] : tensor<1xi32>
   %cuB = tile.load %cuv[%n1] : tensor<1xi32>
-  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
-  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32>
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32>
   %bosLo = arith.maxsi %bosRaw, %c0 : i32
   %bos = arith.minsi %bosLo, %T : i32
   %eosLo = arith.maxsi %eosRaw, %bos : i32
@@ -384,16 +366,11 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %vh = tile.addptr %v, %elem0 : !tile.ptr<bf16>, i64
     %gh = tile.addptr %g, %elem0 : !tile.ptr<f32>, i64
     %bh = tile.addptr %beta, %row0 : !tile.ptr<bf16>, i64
-    %qv = tile.make_view %qh[%len, %cD] strides[%HD, %c1]
-        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-    %kv = tile.make_view %kh[%len, %cD] strides[%HD, %c1]
-        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-    %vv = tile.make_view %vh[%len, %cD] strides[%HD, %c1]
-        : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-    %gv = tile.make_view %gh[%len, %cD] strides[%HD, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %bv = tile.make_view %bh[%len] strides[%H]
-        : !tile.ptr<bf16> -> !tile.view<?xbf16>
+    %qv = tile.make_view %qh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+    %kv = tile.make_view %kh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+    %vv = tile.make_view %vh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
+    %gv = tile.make_view %gh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xf32>
+    %bv = tile.make_view %bh[%len] strides[%H] : !tile.view<?xbf16>
     // This chunk's record.
     %slot64 = arith.extui %slot : i32 to i64
     %slotH = arith.muli %slot64, %H64 : i64
@@ -402,23 +379,19 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %recLen = arith.addi %D257, %c4096 : i64
     %recAt = arith.muli %rec0, %recLen : i64
     %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
-    %recv = tile.make_view %wsr[%c257, %cD] strides[%cD, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %recv = tile.make_view %wsr[257, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
     %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
-    %aqv = tile.make_view %wsa[%c64, %c64] strides[%c64, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %aqv = tile.make_view %wsa[64, 64] strides[64, 1] : !tile.view<?x?xf32>
     // The record in rows of 64: (k ⊙ exp(G_last − G))ᵀ (D×64) at row 3·D.
     %cD3 = arith.muli %cD, %c3 : i32
     %cD4 = arith.addi %cD3, %cD : i32
-    %rec64 = tile.make_view %wsr[%cD4, %c64] strides[%c64, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
+    %rec64 = tile.make_view %wsr[%cD4, 64] strides[64, 1] : !tile.view<?x?xf32>
 
     %iota = tile.iota : tensor<64xi32>
     %rowE = tile.expand_dims %iota at 1 : tensor<64xi32> -> tensor<64x1xi32>
-    %colE = tile.expand_dims %iota at 0 : tensor<64xi32> -> tensor<1x64xi32>
     %rowKV = tile.broadcast %rowE : tensor<64x1xi32> -> !kvi
     %rowSq = tile.broadcast %rowE : tensor<64x1xi32> -> !sqi
-    %colSq = tile.broadcast %colE : tensor<1x64xi32> -> !sqi
+    %colSq = tile.broadcast %iota along 0 : tensor<64xi32> -> !sqi
     %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
     %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
     %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
@@ -433,9 +406,9 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %eye = arith.select %diag, %oneSq, %zSq : !sqb, !sq
 
     %t0 = arith.muli %c, %c64 : i32
-    %qb = tile.load %qv[%t0, %c0] : !kv
-    %kb = tile.load %kv[%t0, %c0] : !kv
-    %gt = tile.load %gv[%t0, %c0] : !kvf
+    %qb = tile.load %qv[%t0, 0] : !kv
+    %kb = tile.load %kv[%t0, 0] : !kv
+    %gt = tile.load %gv[%t0, 0] : !kvf
     %bt1b = tile.load %bv[%t0] : tensor<64xbf16>
     %qf = arith.extf %qb : !kv to !kvf
     %kf = arith.extf %kb : !kv to !kvf
@@ -447,9 +420,8 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 
     %G = tile.scan add %gt along 0 : !kvf
     %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
-    %Glast = tile.reduce max %GlastRows along 0 : !kvf -> !chan
-    %GlastE = tile.expand_dims %Glast at 0 : !chan -> !chan2
-    %GlastKV = tile.broadcast %GlastE : !chan2 -> !kvf
+    %Glast = tile.reduce max %GlastRows along 0 : !kvf
+    %GlastKV = tile.broadcast %Glast along 0 : !chan -> !kvf
 
     %A:2 = scf.for %I = %c0 to %c4 step %c1 iter_args(%aqk = %zSq, %akk = %zSq)
         -> (!sq, !sq) : i32 {
@@ -459,9 +431,8 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %refKV = tile.splat %ref : !kvi
       %isRef = arith.cmpi eq, %rowKV, %refKV : !kvi
       %GrefRows = arith.select %isRef, %G, %ninfKV : !kvb, !kvf
-      %Gref = tile.reduce max %GrefRows along 0 : !kvf -> !chan
-      %GrefE = tile.expand_dims %Gref at 0 : !chan -> !chan2
-      %GrefKV = tile.broadcast %GrefE : !chan2 -> !kvf
+      %Gref = tile.reduce max %GrefRows along 0 : !kvf
+      %GrefKV = tile.broadcast %Gref along 0 : !chan -> !kvf
       %firstKV = tile.splat %first : !kvi
       %endKV = tile.splat %end : !kvi
       %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
@@ -485,21 +456,19 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %Aqk = arith.select %lower, %aqkS, %zSq : !sqb, !sq
     // What needs q and the decays goes out first, so that q's registers
     // are free for the inverse.
-    tile.store %Aqk, %aqv[%c0, %c0] : !sq
-    %c128 = arith.constant 128 : i32
-    %c256 = arith.constant 256 : i32
+    tile.store %Aqk, %aqv[0, 0] : !sq
     %eG = math.exp %G : !kvf
     %qg = arith.mulf %qf, %eG : !kvf
     %qgs = arith.mulf %qg, %scaleKV : !kvf
-    tile.store %qgs, %recv[%c128, %c0] : !kvf
+    tile.store %qgs, %recv[128, 0] : !kvf
     %dEnd = arith.subf %GlastKV, %G : !kvf
     %eEnd = math.exp %dEnd : !kvf
     %kEnd = arith.mulf %kf, %eEnd : !kvf
     %kEndT = tile.transpose %kEnd : !kvf -> !kt
-    tile.store %kEndT, %rec64[%cD3, %c0] : !kt
+    tile.store %kEndT, %rec64[%cD3, 0] : !kt
     %decay = math.exp %Glast : !chan
     %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
-    tile.store %decayE, %recv[%c256, %c0] : !chan2
+    tile.store %decayE, %recv[256, 0] : !chan2
 
     %akkB = arith.mulf %A#1, %btSq : !sq
     %negA = arith.subf %zSq, %akkB : !sq
@@ -516,12 +485,12 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %bkg = arith.mulf %bk, %eG : !kvf
     %nbkg = arith.subf %zKV, %bkg : !kvf
     %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
-    tile.store %Wn, %recv[%c0, %c0] : !kvf
-    %vb = tile.load %vv[%t0, %c0] : !kv
+    tile.store %Wn, %recv[0, 0] : !kvf
+    %vb = tile.load %vv[%t0, 0] : !kv
     %vf = arith.extf %vb : !kv to !kvf
     %bvv = arith.mulf %vf, %btKV : !kvf
     %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
-    tile.store %U, %recv[%c64, %c0] : !kvf
+    tile.store %U, %recv[64, 0] : !kvf
   }
   return
 }
@@ -576,12 +545,11 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %cuLen0 = arith.addi %N, %c1 : i32
   %useCu = arith.cmpi ne, %has_cu, %c0 : i32
   %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
-  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuv = tile.make_view %cu[%cuLen] strides[1] : !tile.view<?xi32>
   %cuA = tile.load %cuv[%n] : tensor<1xi32>
   %cuB = tile.load %cuv[%n1] : tensor<1xi32>
-  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
-  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32>
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32>
   %bosLo = arith.maxsi %bosRaw, %c0 : i32
   %bos = arith.minsi %bosLo, %T : i32
   %eosLo = arith.maxsi %eosRaw, %bos : i32
@@ -640,8 +608,7 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %elem0 = arith.muli %row0, %D64 : i64
   %HD = arith.muli %H, %cD : i32
   %oh = tile.addptr %o, %elem0 : !tile.ptr<bf16>, i64
-  %ov = tile.make_view %oh[%len, %cD] strides[%HD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %ov = tile.make_view %oh[%len, %cD] strides[%HD, 1] : !tile.view<?x?xbf16>
 
   // The records of this (sequence, head), chunk c's H records after chunk
   // c − 1's: D-wide rows (REC / D of them per record) for −W, U, q ⊙ Γ
@@ -664,10 +631,8 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %strideA = arith.muli %recRowsA, %H : i32
   %rowsD = arith.muli %strideD, %nChunks : i32
   %rowsA = arith.muli %strideA, %nChunks : i32
-  %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %rec64 = tile.make_view %wsr[%rowsA, %c64] strides[%c64, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
+  %rec64 = tile.make_view %wsr[%rowsA, 64] strides[64, 1] : !tile.view<?x?xf32>
 
   // States of (n, h): D×D at ((n·H + h)·D·D), this program's columns.
   %n64 = arith.extui %n : i32 to i64
@@ -685,10 +650,8 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %useHt = arith.andi %useHt1, %live : i1
   %h0Rows = arith.select %useH0, %cD, %c0 : i32
   %htRows = arith.select %useHt, %cD, %c0 : i32
-  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %h0v = tile.make_view %h0h[%h0Rows, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
+  %htv = tile.make_view %hth[%htRows, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
 
   // Segment (n, s, h) of segs: its map [B | M] (D×2D) then its entry state
   // (D×D), at ((segBase + s)·H + h)·3D², segBase = n·ceil(C / L), or with
@@ -716,16 +679,16 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %useEntry0 = arith.andi %chain, %later : i1
   %useEntry = arith.andi %useEntry0, %live : i1
   %entryRows = arith.select %useEntry, %cD, %c0 : i32
-  %entryv = tile.make_view %entryp[%entryRows, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %entryv = tile.make_view %entryp[%entryRows, %cD] strides[%cD, 1]
+      : !tile.view<?x?xf32>
   %mapRows = arith.select %composeLive, %cD, %c0 : i32
-  %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, 1]
+      : !tile.view<?x?xf32>
 
   // The state this program starts from: h0 (segment 0), the entry state
   // the segment scan wrote (later segments), or, composing, 0 for B and
   // the identity for M.
-  %S0h = tile.load %h0v[%c0, %col] : !sb
+  %S0h = tile.load %h0v[0, %col] : !sb
   %S0 = scf.if %compose -> (!sb) {
     %rowsI = tile.iota : tensor<128xi32, #tile.sym<[D]>>
     %colsI = tile.iota : tensor<32xi32, #tile.sym<[BV]>>
@@ -745,7 +708,7 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %S0i = arith.addf %S0h, %eye : !sb
     scf.yield %S0i : !sb
   } else {
-    %S0e = tile.load %entryv[%c0, %col] : !sb
+    %S0e = tile.load %entryv[0, %col] : !sb
     %S0s = arith.addf %S0h, %S0e : !sb
     scf.yield %S0s : !sb
   }
@@ -762,17 +725,16 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %a0 = arith.muli %c, %strideA : i32
     %aK = arith.addi %a0, %cD3 : i32
     %aA = arith.addi %a0, %recRows64a : i32
-    %Wn = tile.load %recv[%r0, %c0] : !kvf
+    %Wn = tile.load %recv[%r0, 0] : !kvf
     %U0 = tile.load %recv[%r64, %col] : !vbf
-    %qgs = tile.load %recv[%r128, %c0] : !kvf
-    %kEndT = tile.load %rec64[%aK, %c0] : !kt
-    %Aqk = tile.load %rec64[%aA, %c0] : !sq
+    %qgs = tile.load %recv[%r128, 0] : !kvf
+    %kEndT = tile.load %rec64[%aK, 0] : !kt
+    %Aqk = tile.load %rec64[%aA, 0] : !sq
     // exp(G_last), one per row of S_b.
     %r256 = arith.addi %r0, %c256 : i32
-    %decay2 = tile.load %recv[%r256, %c0] : !chan2
-    %decay = tile.reduce max %decay2 along 0 : !chan2 -> !chan
-    %decayE = tile.expand_dims %decay at 1 : !chan -> !chanc
-    %decayB = tile.broadcast %decayE : !chanc -> !sb
+    %decay2 = tile.load %recv[%r256, 0] : !chan2
+    %decay = tile.reduce max %decay2 along 0 : !chan2
+    %decayB = tile.broadcast %decay along 1 : !chan -> !sb
 
     %U = scf.if %compose -> (!vbf) {
       %Uk = arith.mulf %U0, %uKeepB : !vbf
@@ -799,9 +761,9 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     scf.yield %Sn : !sb
   }
   scf.if %compose {
-    tile.store %Sfin, %mapv[%c0, %jcol] : !sb
+    tile.store %Sfin, %mapv[0, %jcol] : !sb
   } else {
-    tile.store %Sfin, %htv[%c0, %col] : !sb
+    tile.store %Sfin, %htv[0, %col] : !sb
   }
   return
 }
@@ -822,7 +784,6 @@ func.func @kda_seg_scan(%segs: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
-  %c6 = arith.constant 6 : i32
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
   %c3_64 = arith.constant 3 : i64
@@ -837,12 +798,11 @@ func.func @kda_seg_scan(%segs: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
   %cuLen0 = arith.addi %N, %c1 : i32
   %useCu = arith.cmpi ne, %has_cu, %c0 : i32
   %cuLen = arith.select %useCu, %cuLen0, %c0 : i32
-  %cuv = tile.make_view %cu[%cuLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %cuv = tile.make_view %cu[%cuLen] strides[1] : !tile.view<?xi32>
   %cuA = tile.load %cuv[%n] : tensor<1xi32>
   %cuB = tile.load %cuv[%n1] : tensor<1xi32>
-  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32> -> i32
-  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32> -> i32
+  %bosRaw = tile.reduce max %cuA along 0 : tensor<1xi32>
+  %eosRaw = tile.reduce max %cuB along 0 : tensor<1xi32>
   %bosLo = arith.maxsi %bosRaw, %c0 : i32
   %bos = arith.minsi %bosLo, %T : i32
   %eosLo = arith.maxsi %eosRaw, %bos : i32
@@ -879,26 +839,26 @@ func.func @kda_seg_scan(%segs: !tile.ptr<f32>, %cu: !tile.ptr<i32>,
   %segp0 = tile.addptr %segs, %at0 : !tile.ptr<f32>, i64
   %two = arith.cmpi sge, %nSeg, %c2 : i32
   %map0Rows = arith.select %two, %cD, %c0 : i32
-  %map0 = tile.make_view %segp0[%map0Rows, %cD2] strides[%cD2, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %E1 = tile.load %map0[%c0, %col] : !sb
+  %map0 = tile.make_view %segp0[%map0Rows, %cD2] strides[%cD2, 1]
+      : !tile.view<?x?xf32>
+  %E1 = tile.load %map0[0, %col] : !sb
   %Elast = scf.for %si = %c1 to %nSeg step %c1 iter_args(%E = %E1)
       -> (!sb) : i32 {
     %si64 = arith.extui %si : i32 to i64
     %off = arith.muli %si64, %segStride : i64
     %segp = tile.addptr %segp0, %off : !tile.ptr<f32>, i64
     %entryp = tile.addptr %segp, %DD2 : !tile.ptr<f32>, i64
-    %entryv = tile.make_view %entryp[%cD, %cD] strides[%cD, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    tile.store %E, %entryv[%c0, %col] : !sb
+    %entryv = tile.make_view %entryp[%cD, %cD] strides[%cD, 1]
+        : !tile.view<?x?xf32>
+    tile.store %E, %entryv[0, %col] : !sb
     // Segment si's map, read unless si is the last segment.
     %si1 = arith.addi %si, %c1 : i32
     %more = arith.cmpi slt, %si1, %nSeg : i32
     %mapRows = arith.select %more, %cD, %c0 : i32
-    %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, %c1]
-        : !tile.ptr<f32> -> !tile.view<?x?xf32>
-    %M = tile.load %mapv[%c0, %cD] : !st
-    %B = tile.load %mapv[%c0, %col] : !sb
+    %mapv = tile.make_view %segp[%mapRows, %cD2] strides[%cD2, 1]
+        : !tile.view<?x?xf32>
+    %M = tile.load %mapv[0, %cD] : !st
+    %B = tile.load %mapv[0, %col] : !sb
     %En = tile.dot %M, %E, %B : !st, !sb -> !sb
     scf.yield %En : !sb
   }

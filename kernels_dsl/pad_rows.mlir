@@ -12,17 +12,16 @@
 func.func @pad_rows(%src: !tile.ptr<i8>, %dst: !tile.ptr<i8>, %rows: i32,
                     %cols: i32, %src_stride: i32, %padded: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
-  %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
   %c1024 = arith.constant 1024 : i32
   %rb = tile.program_id x
   %cb = tile.program_id y
   %row = arith.muli %rb, %c4 : i32
   %col = arith.muli %cb, %c1024 : i32
-  %in = tile.make_view %src[%rows, %cols] strides[%src_stride, %c1]
-      : !tile.ptr<i8> -> !tile.view<?x?xi8>
-  %out = tile.make_view %dst[%rows, %padded] strides[%padded, %c1]
-      : !tile.ptr<i8> -> !tile.view<?x?xi8>
+  %in = tile.make_view %src[%rows, %cols] strides[%src_stride, 1]
+      : !tile.view<?x?xi8>
+  %out = tile.make_view %dst[%rows, %padded] strides[%padded, 1]
+      : !tile.view<?x?xi8>
   %t = tile.load %in[%row, %col] pad 0 : tensor<4x1024xi8>
   tile.store %t, %out[%row, %col] : tensor<4x1024xi8>
   return

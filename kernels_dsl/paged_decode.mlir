@@ -59,14 +59,11 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
     attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 4 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32
   %c64 = arith.constant 64 : i32
   %cD = arith.constant 64 : i32
-  %c2D = arith.constant 128 : i32
   %cm1 = arith.constant -1 : i32
   %ninf = arith.constant 0xFF800000 : f32
   %zf = arith.constant 0.0 : f32
@@ -86,10 +83,9 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %bH = arith.muli %b, %H : i32
   %qrow = arith.addi %bH, %head0 : i32
 
-  %lensV = tile.make_view %seq_lens[%B] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %lensV = tile.make_view %seq_lens[%B] strides[1] : !tile.view<?xi32>
   %lenT = tile.load %lensV[%b] : tensor<1xi32>
-  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
+  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32>
   %W16 = arith.muli %W, %c16 : i32
   %len = arith.minsi %lenRaw, %W16 : i32
   %span = arith.muli %pps, %c16 : i32
@@ -98,15 +94,13 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %tokEnd = arith.minsi %len, %tokSpanEnd : i32
 
   %BH = arith.muli %B, %H : i32
-  %qv = tile.make_view %q[%BH, %cD] strides[%cD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %qv = tile.make_view %q[%BH, 64] strides[64, 1] : !tile.view<?x?xbf16>
   %kvRows0 = arith.muli %pages, %c16 : i32
   %kvRows = arith.muli %kvRows0, %Hkv : i32
-  %kvv = tile.make_view %kv[%kvRows, %c2D] strides[%c2D, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
-      : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, %c0] : tensor<16x64xbf16>
+  %kvv = tile.make_view %kv[%kvRows, 128] strides[128, 1] : !tile.view<?x?xbf16>
+  %btv = tile.make_view %block_table[%B, %W] strides[%W, 1]
+      : !tile.view<?x?xi32>
+  %qt = tile.load %qv[%qrow, 0] : tensor<16x64xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row64>
   %bT = tile.splat %b : tensor<64xi32, #row64>
@@ -216,12 +210,9 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %SBH = arith.muli %S, %BH : i32
   %sBH = arith.muli %s, %BH : i32
   %prow = arith.addi %sBH, %qrow : i32
-  %pmv = tile.make_view %pm[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, 64] strides[64, 1] : !tile.view<?x?xf32>
   %iota16 = tile.iota : tensor<16xi32, #srow>
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
@@ -233,7 +224,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x64xi1, #mma>
-  tile.store %res#2, %pav[%prow, %c0] mask %rmB
+  tile.store %res#2, %pav[%prow, 0] mask %rmB
       : tensor<16x64xf32, #mma>
   return
 }
@@ -244,20 +235,15 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c16 = arith.constant 16 : i32
-  %cD = arith.constant 64 : i32
   %ninf = arith.constant 0xFF800000 : f32
   %zf = arith.constant 0.0 : f32
   %r = tile.program_id x
   %row = arith.muli %r, %c16 : i32
   %SBH = arith.muli %S, %BH : i32
-  %pmv = tile.make_view %pm[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %ov = tile.make_view %out[%BH, %cD] strides[%cD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, 64] strides[64, 1] : !tile.view<?x?xf32>
+  %ov = tile.make_view %out[%BH, 64] strides[64, 1] : !tile.view<?x?xbf16>
   %m0 = tile.splat %ninf : tensor<16xf32>
   %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
       -> (tensor<16xf32>) : i32 {
@@ -280,13 +266,12 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
     %off = arith.addi %off0, %row : i32
     %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
     %ls = tile.load %plv[%off] : tensor<16xf32>
-    %as = tile.load %pav[%off, %c0] : tensor<16x64xf32>
+    %as = tile.load %pav[%off, 0] : tensor<16x64xf32>
     %d = arith.subf %ms, %ref : tensor<16xf32>
     %w = math.exp %d : tensor<16xf32>
     %lw = arith.mulf %ls, %w : tensor<16xf32>
     %ln = arith.addf %l, %lw : tensor<16xf32>
-    %wE = tile.expand_dims %w at 1 : tensor<16xf32> -> tensor<16x1xf32>
-    %wB = tile.broadcast %wE : tensor<16x1xf32> -> tensor<16x64xf32>
+    %wB = tile.broadcast %w along 1 : tensor<16xf32> -> tensor<16x64xf32>
     %aw = arith.mulf %as, %wB : tensor<16x64xf32>
     %an = arith.addf %a, %aw : tensor<16x64xf32>
     scf.yield %ln, %an : tensor<16xf32>, tensor<16x64xf32>
@@ -297,11 +282,10 @@ func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
   %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
   %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
-  %iE = tile.expand_dims %invw at 1 : tensor<16xf32> -> tensor<16x1xf32>
-  %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x64xf32>
+  %iB = tile.broadcast %invw along 1 : tensor<16xf32> -> tensor<16x64xf32>
   %o = arith.mulf %sum#1, %iB : tensor<16x64xf32>
   %ob = arith.truncf %o : tensor<16x64xf32> to tensor<16x64xbf16>
-  tile.store %ob, %ov[%row, %c0] : tensor<16x64xbf16>
+  tile.store %ob, %ov[%row, 0] : tensor<16x64xbf16>
   return
 }
 
@@ -311,14 +295,11 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
     attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32
   %c64 = arith.constant 64 : i32
   %cD = arith.constant 128 : i32
-  %c2D = arith.constant 256 : i32
   %cm1 = arith.constant -1 : i32
   %ninf = arith.constant 0xFF800000 : f32
   %zf = arith.constant 0.0 : f32
@@ -338,10 +319,9 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %bH = arith.muli %b, %H : i32
   %qrow = arith.addi %bH, %head0 : i32
 
-  %lensV = tile.make_view %seq_lens[%B] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %lensV = tile.make_view %seq_lens[%B] strides[1] : !tile.view<?xi32>
   %lenT = tile.load %lensV[%b] : tensor<1xi32>
-  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32> -> i32
+  %lenRaw = tile.reduce max %lenT along 0 : tensor<1xi32>
   %W16 = arith.muli %W, %c16 : i32
   %len = arith.minsi %lenRaw, %W16 : i32
   %span = arith.muli %pps, %c16 : i32
@@ -350,15 +330,13 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %tokEnd = arith.minsi %len, %tokSpanEnd : i32
 
   %BH = arith.muli %B, %H : i32
-  %qv = tile.make_view %q[%BH, %cD] strides[%cD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %qv = tile.make_view %q[%BH, 128] strides[128, 1] : !tile.view<?x?xbf16>
   %kvRows0 = arith.muli %pages, %c16 : i32
   %kvRows = arith.muli %kvRows0, %Hkv : i32
-  %kvv = tile.make_view %kv[%kvRows, %c2D] strides[%c2D, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %btv = tile.make_view %block_table[%B, %W] strides[%W, %c1]
-      : !tile.ptr<i32> -> !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, %c0] : tensor<16x128xbf16>
+  %kvv = tile.make_view %kv[%kvRows, 256] strides[256, 1] : !tile.view<?x?xbf16>
+  %btv = tile.make_view %block_table[%B, %W] strides[%W, 1]
+      : !tile.view<?x?xi32>
+  %qt = tile.load %qv[%qrow, 0] : tensor<16x128xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row128>
   %bT = tile.splat %b : tensor<64xi32, #row128>
@@ -468,12 +446,9 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %SBH = arith.muli %S, %BH : i32
   %sBH = arith.muli %s, %BH : i32
   %prow = arith.addi %sBH, %qrow : i32
-  %pmv = tile.make_view %pm[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, 128] strides[128, 1] : !tile.view<?x?xf32>
   %iota16 = tile.iota : tensor<16xi32, #srow>
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
@@ -485,7 +460,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x128xi1, #mma>
-  tile.store %res#2, %pav[%prow, %c0] mask %rmB
+  tile.store %res#2, %pav[%prow, 0] mask %rmB
       : tensor<16x128xf32, #mma>
   return
 }
@@ -496,20 +471,15 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c16 = arith.constant 16 : i32
-  %cD = arith.constant 128 : i32
   %ninf = arith.constant 0xFF800000 : f32
   %zf = arith.constant 0.0 : f32
   %r = tile.program_id x
   %row = arith.muli %r, %c16 : i32
   %SBH = arith.muli %S, %BH : i32
-  %pmv = tile.make_view %pm[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, %cD] strides[%cD, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %ov = tile.make_view %out[%BH, %cD] strides[%cD, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
+  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
+  %pav = tile.make_view %pacc[%SBH, 128] strides[128, 1] : !tile.view<?x?xf32>
+  %ov = tile.make_view %out[%BH, 128] strides[128, 1] : !tile.view<?x?xbf16>
   %m0 = tile.splat %ninf : tensor<16xf32>
   %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
       -> (tensor<16xf32>) : i32 {
@@ -532,13 +502,12 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
     %off = arith.addi %off0, %row : i32
     %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
     %ls = tile.load %plv[%off] : tensor<16xf32>
-    %as = tile.load %pav[%off, %c0] : tensor<16x128xf32>
+    %as = tile.load %pav[%off, 0] : tensor<16x128xf32>
     %d = arith.subf %ms, %ref : tensor<16xf32>
     %w = math.exp %d : tensor<16xf32>
     %lw = arith.mulf %ls, %w : tensor<16xf32>
     %ln = arith.addf %l, %lw : tensor<16xf32>
-    %wE = tile.expand_dims %w at 1 : tensor<16xf32> -> tensor<16x1xf32>
-    %wB = tile.broadcast %wE : tensor<16x1xf32> -> tensor<16x128xf32>
+    %wB = tile.broadcast %w along 1 : tensor<16xf32> -> tensor<16x128xf32>
     %aw = arith.mulf %as, %wB : tensor<16x128xf32>
     %an = arith.addf %a, %aw : tensor<16x128xf32>
     scf.yield %ln, %an : tensor<16xf32>, tensor<16x128xf32>
@@ -549,10 +518,9 @@ func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
   %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
   %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
   %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
-  %iE = tile.expand_dims %invw at 1 : tensor<16xf32> -> tensor<16x1xf32>
-  %iB = tile.broadcast %iE : tensor<16x1xf32> -> tensor<16x128xf32>
+  %iB = tile.broadcast %invw along 1 : tensor<16xf32> -> tensor<16x128xf32>
   %o = arith.mulf %sum#1, %iB : tensor<16x128xf32>
   %ob = arith.truncf %o : tensor<16x128xf32> to tensor<16x128xbf16>
-  tile.store %ob, %ov[%row, %c0] : tensor<16x128xbf16>
+  tile.store %ob, %ov[%row, 0] : tensor<16x128xbf16>
   return
 }

@@ -23,52 +23,41 @@
 !in = tensor<64x256xbf16, #tile.sym<[R, C]>>
 !rows = tensor<64x256xf32, #tile.sym<[R, C]>>
 !col = tensor<64xf32, #tile.sym<[R]>>
-!col2 = tensor<64x1xf32, #tile.sym<[R, 1]>>
 
 func.func @softmax(%x: !tile.ptr<bf16> {tile.elem = "T"},
                    %y: !tile.ptr<bf16> {tile.elem = "T"},
                    %rows: i32, %cols: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
-                tile.params = {T = bf16, R = 64 : i32, C = 256 : i32},
+                tile.params = {T = bf16, R = 64, C = 256},
                 tile.instances = {
-                  softmax_f32_c256 = {T = f32, R = 32 : i32, C = 256 : i32},
-                  softmax_f32_c1024 = {T = f32, R = 8 : i32, C = 1024 : i32},
-                  softmax_f32_c4096 = {T = f32, R = 2 : i32, C = 4096 : i32},
-                  softmax_f32_c8192 = {T = f32, R = 1 : i32, C = 8192 : i32},
-                  softmax_bf16_c256 = {R = 64 : i32, C = 256 : i32,
-                    "tile.num_warps" = 16 : i32,
-                    "tile.max_registers" = 64 : i32},
-                  softmax_bf16_c1024 = {R = 16 : i32, C = 1024 : i32,
-                    "tile.num_warps" = 16 : i32,
-                    "tile.max_registers" = 64 : i32},
-                  softmax_bf16_c4096 = {R = 4 : i32, C = 4096 : i32,
-                    "tile.num_warps" = 16 : i32,
-                    "tile.max_registers" = 64 : i32},
-                  softmax_bf16_c8192 = {R = 2 : i32, C = 8192 : i32,
-                    "tile.num_warps" = 16 : i32,
-                    "tile.max_registers" = 64 : i32}}} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
+                  softmax_f32_c256 = {T = f32, R = 32, C = 256},
+                  softmax_f32_c1024 = {T = f32, R = 8, C = 1024},
+                  softmax_f32_c4096 = {T = f32, R = 2, C = 4096},
+                  softmax_f32_c8192 = {T = f32, R = 1, C = 8192},
+                  softmax_bf16_c256 = {R = 64, C = 256, "tile.num_warps" = 16,
+                                       "tile.max_registers" = 64},
+                  softmax_bf16_c1024 = {R = 16, C = 1024, "tile.num_warps" = 16,
+                                        "tile.max_registers" = 64},
+                  softmax_bf16_c4096 = {R = 4, C = 4096, "tile.num_warps" = 16,
+                                        "tile.max_registers" = 64},
+                  softmax_bf16_c8192 = {R = 2, C = 8192, "tile.num_warps" = 16,
+                                        "tile.max_registers" = 64}}} {
   %R = tile.param "R" : i32
   %pid = tile.program_id x
-  %in = tile.make_view %x[%rows, %cols] strides[%cols, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %out = tile.make_view %y[%rows, %cols] strides[%cols, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %in = tile.make_view %x[%rows, %cols] strides[%cols, 1] : !tile.view<?x?xbf16>
+  %out = tile.make_view %y[%rows, %cols] strides[%cols, 1] : !tile.view<?x?xbf16>
   %r0 = arith.muli %pid, %R : i32
-  %tb = tile.load %in[%r0, %c0] pad -inf : !in
+  %tb = tile.load %in[%r0, 0] pad -inf : !in
   %t = arith.extf %tb : !in to !rows
-  %m = tile.reduce max %t along 1 : !rows -> !col
-  %me = tile.expand_dims %m at 1 : !col -> !col2
-  %mb = tile.broadcast %me : !col2 -> !rows
+  %m = tile.reduce max %t along 1 : !rows
+  %mb = tile.broadcast %m along 1 : !col -> !rows
   %d = arith.subf %t, %mb : !rows
   %e = math.exp %d : !rows
-  %s = tile.reduce add %e along 1 : !rows -> !col
-  %se = tile.expand_dims %s at 1 : !col -> !col2
-  %sb = tile.broadcast %se : !col2 -> !rows
+  %s = tile.reduce add %e along 1 : !rows
+  %sb = tile.broadcast %s along 1 : !col -> !rows
   %r = arith.divf %e, %sb : !rows
   %rb = arith.truncf %r {tile.elem = "T"} : !rows to !in
-  tile.store %rb, %out[%r0, %c0] : !in
+  tile.store %rb, %out[%r0, 0] : !in
   return
 }
 
@@ -82,32 +71,28 @@ func.func @softmax_wide(%x: !tile.ptr<bf16> {tile.elem = "T"},
                 tile.params = {T = bf16},
                 tile.instances = {
                   softmax_f32_wide = {T = f32},
-                  softmax_bf16_wide = {"tile.num_warps" = 16 : i32,
-                                       "tile.max_registers" = 64 : i32}}} {
+                  softmax_bf16_wide = {"tile.num_warps" = 16,
+                                       "tile.max_registers" = 64}}} {
   %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
   %c8192 = arith.constant 8192 : i32
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
-  %one = arith.constant 1.0 : f32
   %pid = tile.program_id x
-  %in = tile.make_view %x[%rows, %cols] strides[%cols, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %out = tile.make_view %y[%rows, %cols] strides[%cols, %c1]
-      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %in = tile.make_view %x[%rows, %cols] strides[%cols, 1] : !tile.view<?x?xbf16>
+  %out = tile.make_view %y[%rows, %cols] strides[%cols, 1] : !tile.view<?x?xbf16>
   // Online max and sum over 8192-wide chunks.
   %stats:2 = scf.for %j = %c0 to %cols step %c8192
       iter_args(%m = %ninf, %s = %zero) -> (f32, f32) : i32 {
     %tb = tile.load %in[%pid, %j] pad -inf : !chunk_in
     %t = arith.extf %tb : !chunk_in to !chunk
-    %cr = tile.reduce max %t along 1 : !chunk -> tensor<1xf32>
-    %cm = tile.reduce max %cr along 0 : tensor<1xf32> -> f32
+    %cr = tile.reduce max %t along 1 : !chunk
+    %cm = tile.reduce max %cr along 0 : tensor<1xf32>
     %nm = arith.maximumf %m, %cm : f32
     %mt = tile.splat %nm : !chunk
     %d = arith.subf %t, %mt : !chunk
     %e = math.exp %d : !chunk
-    %er = tile.reduce add %e along 1 : !chunk -> tensor<1xf32>
-    %es = tile.reduce add %er along 0 : tensor<1xf32> -> f32
+    %er = tile.reduce add %e along 1 : !chunk
+    %es = tile.reduce add %er along 0 : tensor<1xf32>
     %dm = arith.subf %m, %nm : f32
     %scale = math.exp %dm : f32
     %rescaled = arith.mulf %s, %scale : f32
@@ -115,15 +100,14 @@ func.func @softmax_wide(%x: !tile.ptr<bf16> {tile.elem = "T"},
     scf.yield %nm, %ns : f32, f32
   }
   // Normalization.
-  %inv = arith.divf %one, %stats#1 : f32
   %mt = tile.splat %stats#0 : !chunk
-  %invt = tile.splat %inv : !chunk
+  %st = tile.splat %stats#1 : !chunk
   scf.for %j = %c0 to %cols step %c8192 : i32 {
     %tb = tile.load %in[%pid, %j] pad -inf : !chunk_in
     %t = arith.extf %tb : !chunk_in to !chunk
     %d = arith.subf %t, %mt : !chunk
     %e = math.exp %d : !chunk
-    %r = arith.mulf %e, %invt : !chunk
+    %r = arith.divf %e, %st : !chunk
     %rb = arith.truncf %r {tile.elem = "T"} : !chunk to !chunk_in
     tile.store %rb, %out[%pid, %j] : !chunk_in
   }

@@ -60,7 +60,6 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %c64 = arith.constant 64 : i32
   %c256 = arith.constant 256 : i32
   %cm1 = arith.constant -1 : i32
-  %c255 = arith.constant 255 : i32
   %c31 = arith.constant 31 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
@@ -74,8 +73,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %k64 = arith.extui %k : i32 to i64
   %xAt = arith.muli %row64, %n64 : i64
   %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
   %lane = tile.iota : tensor<4096xi32>
   %nT = tile.splat %n : tensor<4096xi32>
   %zeroT = tile.splat %c0 : tensor<4096xi32>
@@ -134,12 +132,12 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
     %cand = arith.select %enough, %bins, %noneH
         : tensor<2048xi1>, tensor<2048xi32>
-    %d = tile.reduce max %cand along 0 : tensor<2048xi32> -> i32
+    %d = tile.reduce max %cand along 0 : tensor<2048xi32>
     %dT = tile.splat %d : tensor<2048xi32>
     %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
     %aboveH = arith.select %above, %hist, %zeroH
         : tensor<2048xi1>, tensor<2048xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32> -> i32
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
     %dsh = arith.shli %d, %shift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -156,10 +154,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %outAt = arith.muli %row64, %k64 : i64
   %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
   %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
-  %outV = tile.make_view %valuesRow[%k] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %outI = tile.make_view %indicesRow[%k] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
+  %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
   %short = arith.cmpi sle, %k, %c64 : i32
   scf.if %short {
     %initK = tile.splat %kmin : tensor<64xi32>
@@ -206,7 +202,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
       %ni = tile.scatter %cols into %ai[%pos] mask %take
           : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
-      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
       %chunkGt = arith.andi %chunkCounts, %low16 : i32
       %chunkEq = arith.shrui %chunkCounts, %c16 : i32
       %ng = arith.addi %gOff, %chunkGt : i32
@@ -229,8 +225,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %kT = tile.splat %k : tensor<64xi32>
     %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
     %si64 = arith.extui %si : tensor<64xi32> to tensor<64xi64>
-    tile.store %sv, %outV[%c0] mask %keep : tensor<64xf32>
-    tile.store %si64, %outI[%c0] mask %keep : tensor<64xi64>
+    tile.store %sv, %outV[0] mask %keep : tensor<64xf32>
+    tile.store %si64, %outI[0] mask %keep : tensor<64xi64>
   } else {
     // 65 <= k <= 256: 256 slots, one per thread, which tile.sort orders on
     // the registers (36 stages, 6 across warps) rather than the 2048
@@ -281,7 +277,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
         %ni = tile.scatter %cols into %ai[%pos] mask %take
             : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
-        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
         %chunkGt = arith.andi %chunkCounts, %low16 : i32
         %chunkEq = arith.shrui %chunkCounts, %c16 : i32
         %ng = arith.addi %gOff, %chunkGt : i32
@@ -304,8 +300,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %kT = tile.splat %k : tensor<256xi32>
       %keep = arith.cmpi slt, %slot, %kT : tensor<256xi32>
       %si64 = arith.extui %si : tensor<256xi32> to tensor<256xi64>
-      tile.store %sv, %outV[%c0] mask %keep : tensor<256xf32>
-      tile.store %si64, %outI[%c0] mask %keep : tensor<256xi64>
+      tile.store %sv, %outV[0] mask %keep : tensor<256xf32>
+      tile.store %si64, %outI[0] mask %keep : tensor<256xi64>
     } else {
       %initK = tile.splat %kmin : tensor<2048xi32>
       %initI = tile.splat %c0 : tensor<2048xi32>
@@ -351,7 +347,7 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
         %ni = tile.scatter %cols into %ai[%pos] mask %take
             : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
         %chunkGt = arith.andi %chunkCounts, %low16 : i32
         %chunkEq = arith.shrui %chunkCounts, %c16 : i32
         %ng = arith.addi %gOff, %chunkGt : i32
@@ -374,8 +370,8 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
       %kT = tile.splat %k : tensor<2048xi32>
       %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
       %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-      tile.store %sv, %outV[%c0] mask %keep : tensor<2048xf32>
-      tile.store %si64, %outI[%c0] mask %keep : tensor<2048xi64>
+      tile.store %sv, %outV[0] mask %keep : tensor<2048xf32>
+      tile.store %si64, %outI[0] mask %keep : tensor<2048xi64>
     }
   }
   return
@@ -545,9 +541,9 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %cols = arith.addi %place, %baseT : !pi32
   %nT = tile.splat %n : !pi32
   %valid = arith.cmpi slt, %cols, %nT : !pi32
-  %src = tile.make_view %xRow[%c8, %c32, %n] strides[%c512, %c16, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?x?xf32>
-  %t = tile.load %src[%c0, %c0, %base] mask %valid : !pf32
+  %src = tile.make_view %xRow[8, 32, %n] strides[512, 16, 1]
+      : !tile.view<?x?x?xf32>
+  %t = tile.load %src[0, 0, %base] mask %valid : !pf32
   %c31T = tile.splat %c31 : !pi32
   %c1T = tile.splat %c1 : !pi32
   %signT = tile.splat %kmin : !pi32
@@ -638,9 +634,8 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 : !tile.smem<128xi64> -> !row128
             scf.yield %fromShared : !row128
           } else {
-            %wv1 = tile.make_view %workRow[%partLen] strides[%c1]
-                : !tile.ptr<i64> -> !tile.view<?xi64>
-            %fromWork = tile.load %wv1[%c0] mask %inRowR
+            %wv1 = tile.make_view %workRow[4096] strides[1] : !tile.view<?xi64>
+            %fromWork = tile.load %wv1[0] mask %inRowR
                 pad -9223372036854775808 : !row128
             scf.yield %fromWork : !row128
            }
@@ -696,13 +691,13 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 %kj = arith.addi %k, %jm1 : i32
                 %m = arith.divui %kj, %j : i32
                 %mm1 = arith.subi %m, %c1 : i32
-                %listsV = tile.make_view %workRow[%partLen, %c64] strides[%c1, %k]
-                    : !tile.ptr<i64> -> !tile.view<?x?xi64>
+                %listsV = tile.make_view %workRow[4096, 64] strides[1, %k]
+                    : !tile.view<?x?xi64>
                 %pIdx = tile.iota : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>>
                 %pIdx2 = tile.expand_dims %pIdx at 0 : tensor<64xi32, #tile.slice<dim = 0, parent = #lists>> -> tensor<1x64xi32, #lists>
                 %partsL = tile.splat %parts : tensor<1x64xi32, #lists>
                 %isPart = arith.cmpi slt, %pIdx2, %partsL : tensor<1x64xi32, #lists>
-                %vj = tile.load %listsV[%jm1, %c0] mask %isPart
+                %vj = tile.load %listsV[%jm1, 0] mask %isPart
                     pad -9223372036854775808 : tensor<1x64xi64, #lists>
                 %vj1 = tile.reduce max %vj along 0 : tensor<1x64xi64, #lists> -> tensor<64xi64>
                 %l32V = tile.splat %l32 : tensor<64xi64>
@@ -714,7 +709,7 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                 %isM = arith.cmpi eq, %vi, %mT : tensor<64xi32>
                 %maxV = tile.splat %kmax : tensor<64xi32>
                 %vm = arith.select %isM, %vs, %maxV : tensor<64xi1>, tensor<64xi32>
-                %om = tile.reduce min %vm along 0 : tensor<64xi32> -> i32
+                %om = tile.reduce min %vm along 0 : tensor<64xi32>
                 scf.yield %om : i32
               } else {
                 %kT = tile.splat %k : !pi32
@@ -895,9 +890,9 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                   : !tile.smem<128xi64> -> !row64
               scf.yield %fromShared : !row64
             } else {
-              %wv2 = tile.make_view %workRow[%partLen] strides[%c1]
-                  : !tile.ptr<i64> -> !tile.view<?xi64>
-              %fromWork = tile.load %wv2[%c0] mask %in64
+              %wv2 = tile.make_view %workRow[4096] strides[1]
+                  : !tile.view<?xi64>
+              %fromWork = tile.load %wv2[0] mask %in64
                   pad -9223372036854775808 : !row64
               scf.yield %fromWork : !row64
             }
@@ -929,8 +924,8 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         } else {
         %rankedM = scf.if %mergeLists -> (tensor<64xi64>) {
           // Row 0 holds the lists (row 1 lies outside the view: empty).
-          %wvM = tile.make_view %workRow[%c1, %partLen] strides[%c128, %c1]
-              : !tile.ptr<i64> -> !tile.view<?x?xi64>
+          %wvM = tile.make_view %workRow[1, 4096] strides[128, 1]
+              : !tile.view<?x?xi64>
           %colsM1 = tile.iota : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
           %colsM2 = tile.expand_dims %colsM1 at 0
               : tensor<128xi32, #tile.slice<dim = 0, parent = #pairs>>
@@ -943,7 +938,7 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           %rowsM = tile.broadcast %rowsM2 : tensor<2x1xi32, #pairs> -> !lists32
           %perRowM = tile.splat %perRow : !lists32
           %inRowM = arith.cmpi slt, %colsM, %perRowM : !lists32
-          %lists = tile.load %wvM[%c0, %c0] mask %inRowM
+          %lists = tile.load %wvM[0, 0] mask %inRowM
               pad -9223372036854775808 : !lists64
           %merged = tile.sort %lists along 1 descending runs 32 : !lists64
           %zeroM = tile.splat %c0 : !lists32
@@ -1017,19 +1012,17 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
           // on. Rows are 4096 slots apart, so no cache sector holds two rows'
           // slots (one row's last part must not cache another's before it is
           // written).
-          %wv = tile.make_view %workRow[%partLen] strides[%c1]
-              : !tile.ptr<i64> -> !tile.view<?xi64>
+          %wv = tile.make_view %workRow[4096] strides[1] : !tile.view<?xi64>
           %wOff = arith.muli %part, %k : i32
           tile.store %cand, %wv[%wOff] mask %keep
               : tensor<64xi64>
           tile.fence
-          %tv = tile.make_view %tickets[%batch] strides[%c1]
-              : !tile.ptr<i32> -> !tile.view<?xi32>
+          %tv = tile.make_view %tickets[%batch] strides[1] : !tile.view<?xi32>
           %at = tile.splat %row : tensor<1xi32>
           %one = tile.splat %c1 : tensor<1xi32>
           %old = tile.atomic add %tv[%at], %one
               : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
-          %ticket = tile.reduce max %old along 0 : tensor<1xi32> -> i32
+          %ticket = tile.reduce max %old along 0 : tensor<1xi32>
           %lastPart = arith.subi %parts, %c1 : i32
           %isLast = arith.cmpi eq, %ticket, %lastPart : i32
           %tk:4 = scf.if %isLast -> (!pi64, i1, tensor<64xi64>, i1) {
@@ -1042,9 +1035,9 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             // The parts' first 8 candidates are sorted runs of 8; merged, the
             // k largest are the row's top k unless some part's 8th is among
             // them (that part may hold more; then the general path runs).
-            %wvS = tile.make_view %workRow[%parts, %partLen] strides[%k, %c1]
-                : !tile.ptr<i64> -> !tile.view<?x?xi64>
-            %firsts = tile.load %wvS[%c0, %c0]
+            %wvS = tile.make_view %workRow[%parts, 4096] strides[%k, 1]
+                : !tile.view<?x?xi64>
+            %firsts = tile.load %wvS[0, 0]
                 pad -9223372036854775808 : !sample64
             %sp1 = tile.iota : tensor<32xi32, #tile.slice<dim = 1, parent = #sample>>
             %sp2 = tile.expand_dims %sp1 at 1
@@ -1097,9 +1090,9 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
             %all = scf.if %need -> (!pi64) {
               %perRowT = tile.splat %perRow : !pi32
               %inRow = arith.cmpi slt, %place, %perRowT : !pi32
-              %wv3 = tile.make_view %workRow[%c8, %c32, %partLen] strides[%c512, %c16, %c1]
-                  : !tile.ptr<i64> -> !tile.view<?x?x?xi64>
-              %loaded = tile.load %wv3[%c0, %c0, %c0] mask %inRow
+              %wv3 = tile.make_view %workRow[8, 32, 4096] strides[512, 16, 1]
+                  : !tile.view<?x?x?xi64>
+              %loaded = tile.load %wv3[0, 0, 0] mask %inRow
                   pad -9223372036854775808 : !pi64
               scf.yield %loaded : !pi64
             } else {
@@ -1138,13 +1131,11 @@ func.func @topk_split(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %outAt = arith.muli %row64, %k64 : i64
     %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
     %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
-    %outV = tile.make_view %valuesRow[%k] strides[%c1]
-        : !tile.ptr<f32> -> !tile.view<?xf32>
-    %outI = tile.make_view %indicesRow[%k] strides[%c1]
-        : !tile.ptr<i64> -> !tile.view<?xi64>
-    tile.store %v, %outV[%c0] mask %keep
+    %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
+    %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
+    tile.store %v, %outV[0] mask %keep
         : tensor<64xf32>
-    tile.store %i64, %outI[%c0] mask %keep
+    tile.store %i64, %outI[0] mask %keep
         : tensor<64xi64>
   }
   return
@@ -1169,13 +1160,11 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %n64 = arith.extui %n : i32 to i64
   %xAt = arith.muli %row64, %n64 : i64
   %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
   %cols = tile.iota : tensor<4096xi32>
   %nT = tile.splat %n : tensor<4096xi32>
   %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-  %c0 = arith.constant 0 : i32
-  %t = tile.load %src[%c0] mask %valid : tensor<4096xf32>
+  %t = tile.load %src[0] mask %valid : tensor<4096xf32>
   // The signed-order key of the split kernel; NaN largest.
   %c31T = tile.splat %c31 : tensor<4096xi32>
   %c1T = tile.splat %c1 : tensor<4096xi32>
@@ -1195,7 +1184,7 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %high = arith.shli %key64, %l32T : tensor<4096xi64>
   %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
   %packed = arith.ori %high, %col64 : tensor<4096xi64>
-  %best = tile.reduce max %packed along 0 : tensor<4096xi64> -> i64
+  %best = tile.reduce max %packed along 0 : tensor<4096xi64>
   // Back to the float and its column.
   %bk = arith.shrui %best, %l32 : i64
   %sk = arith.trunci %bk : i64 to i32
@@ -1206,10 +1195,8 @@ func.func @top1_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %col = arith.andi %best, %lowMask : i64
   %vT = tile.splat %v : tensor<1xf32>
   %iT = tile.splat %col : tensor<1xi64>
-  %outV = tile.make_view %values[%batch] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %outI = tile.make_view %indices[%batch] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %outV = tile.make_view %values[%batch] strides[1] : !tile.view<?xf32>
+  %outI = tile.make_view %indices[%batch] strides[1] : !tile.view<?xi64>
   tile.store %vT, %outV[%row] : tensor<1xf32>
   tile.store %iT, %outI[%row] : tensor<1xi64>
   return
@@ -1261,8 +1248,7 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
   %k64 = arith.extui %k : i32 to i64
   %xAt = arith.muli %row64, %n64 : i64
   %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
   %lane = tile.iota : tensor<4096xi32>
   %nT = tile.splat %n : tensor<4096xi32>
   %zeroT = tile.splat %c0 : tensor<4096xi32>
@@ -1318,12 +1304,12 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
     %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
     %cand = arith.select %enough, %bins, %noneH
         : tensor<2048xi1>, tensor<2048xi32>
-    %d = tile.reduce max %cand along 0 : tensor<2048xi32> -> i32
+    %d = tile.reduce max %cand along 0 : tensor<2048xi32>
     %dT = tile.splat %d : tensor<2048xi32>
     %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
     %aboveH = arith.select %above, %hist, %zeroH
         : tensor<2048xi1>, tensor<2048xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32> -> i32
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
     %dsh = arith.shli %d, %shift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -1345,8 +1331,7 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
   %l32S = tile.splat %l32 : tensor<2048xi64>
   %wAt = arith.muli %row64, %k64 : i64
   %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
-  %wv = tile.make_view %wRow[%k] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
   %got:2 = scf.for %j = %c0 to %n step %slice
       iter_args(%gOff = %c0, %eOff = %c0) -> (i32, i32) : i32 {
     %jT = tile.splat %j : tensor<2048xi32>
@@ -1389,7 +1374,7 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
     %packed = arith.ori %keyHigh, %col64 : tensor<2048xi64>
     tile.scatter_store %packed, %wv[%pos] mask %take
         : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
-    %chunkCounts = tile.reduce add %both along 0 : tensor<2048xi32> -> i32
+    %chunkCounts = tile.reduce add %both along 0 : tensor<2048xi32>
     %chunkGt = arith.andi %chunkCounts, %low16 : i32
     %chunkEq = arith.shrui %chunkCounts, %c16 : i32
     %ng = arith.addi %gOff, %chunkGt : i32
@@ -1407,7 +1392,6 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
 func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
                 tile.max_registers = 96 : i32} {
-  %c1 = arith.constant 1 : i32
   %slice = arith.constant 2048 : i32
   %part = tile.program_id x
   %row = tile.program_id y
@@ -1415,8 +1399,7 @@ func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %batch: i32, %k: i32)
   %k64 = arith.extui %k : i32 to i64
   %at = arith.muli %row64, %k64 : i64
   %wRow = tile.addptr %work, %at : !tile.ptr<i64>, i64
-  %wv = tile.make_view %wRow[%k] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
   %base = arith.muli %part, %slice : i32
   %t = tile.load %wv[%base] pad -9223372036854775808 : tensor<2048xi64>
   %s = tile.sort %t along 0 descending : tensor<2048xi64>
@@ -1458,8 +1441,7 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
   %k64 = arith.extui %k : i32 to i64
   %at = arith.muli %row64, %k64 : i64
   %srcRow = tile.addptr %src, %at : !tile.ptr<i64>, i64
-  %sv = tile.make_view %srcRow[%k] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %sv = tile.make_view %srcRow[%k] strides[1] : !tile.view<?xi64>
   %base = arith.muli %part, %slice : i32
   // The pair of runs holding slot `base`: A from aStart, B after it (the
   // last pair may be short, or have no B). Unsigned: 2 * run may reach
@@ -1516,7 +1498,7 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
     %ok = arith.ori %above, %bOut : tensor<2048xi1>
     %taken = arith.andi %ok, %inRange : tensor<2048xi1>
     %taken32 = arith.extui %taken : tensor<2048xi1> to tensor<2048xi32>
-    %count = tile.reduce add %taken32 along 0 : tensor<2048xi32> -> i32
+    %count = tile.reduce add %taken32 along 0 : tensor<2048xi32>
     %jump = arith.muli %count, %stride : i32
     %nlo = arith.addi %lo, %jump : i32
     %last = arith.addi %nlo, %stride : i32
@@ -1583,18 +1565,15 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
     %ci64 = arith.extui %ci : tensor<4096xi32> to tensor<4096xi64>
     %valuesRow = tile.addptr %values, %at : !tile.ptr<f32>, i64
     %indicesRow = tile.addptr %indices, %at : !tile.ptr<i64>, i64
-    %outV = tile.make_view %valuesRow[%k] strides[%c1]
-        : !tile.ptr<f32> -> !tile.view<?xf32>
-    %outI = tile.make_view %indicesRow[%k] strides[%c1]
-        : !tile.ptr<i64> -> !tile.view<?xi64>
+    %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
+    %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
     tile.scatter_store %vals, %outV[%pos] mask %keep
         : !tile.view<?xf32>[tensor<4096xi32>], tensor<4096xf32>
     tile.scatter_store %ci64, %outI[%pos] mask %keep
         : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
   } else {
     %dstRow = tile.addptr %dst, %at : !tile.ptr<i64>, i64
-    %dv = tile.make_view %dstRow[%k] strides[%c1]
-        : !tile.ptr<i64> -> !tile.view<?xi64>
+    %dv = tile.make_view %dstRow[%k] strides[1] : !tile.view<?xi64>
     tile.scatter_store %merged, %dv[%pos] mask %keep
         : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
   }
@@ -1634,7 +1613,6 @@ func.func @topk_merge_f32(%src: !tile.ptr<i64>, %dst: !tile.ptr<i64>,
 !rows1 = tensor<64x64xi1, #tile.sym<[R, W]>>
 !rowCols = tensor<64xi32, #tile.sym<[W]>>
 !rowLow = tensor<64xi64, #tile.sym<[W]>>
-!rowLow2 = tensor<1x64xi64, #tile.sym<[1, W]>>
 
 func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                      %indices: !tile.ptr<i64>, %batch: i32, %n: i32,
@@ -1647,7 +1625,6 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                   topk_rows_w256 = {R = 16 : i32, W = 256 : i32},
                   topk_rows_w256_r1 = {R = 1 : i32, W = 256 : i32},
                   topk_rows_w1024_r1 = {R = 1 : i32, W = 1024 : i32}}} {
-  %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
   %kmax = arith.constant 2147483647 : i32
@@ -1657,13 +1634,12 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %pid = tile.program_id x
   %r0 = arith.muli %pid, %R : i32
   // 2-D views address in 64 bits: batch * n may pass 2^31.
-  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %outV = tile.make_view %values[%batch, %k] strides[%k, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
-      : !tile.ptr<i64> -> !tile.view<?x?xi64>
-  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  %in = tile.make_view %x[%batch, %n] strides[%n, 1] : !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch, %k] strides[%k, 1]
+      : !tile.view<?x?xf32>
+  %outI = tile.make_view %indices[%batch, %k] strides[%k, 1]
+      : !tile.view<?x?xi64>
+  %t = tile.load %in[%r0, 0] pad -inf : !rowsF
   // Signed-order key: negatives flip all bits but the sign; NaN is the
   // largest key, as torch orders it.
   %c31T = tile.splat %c31 : !rows32
@@ -1684,8 +1660,7 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %onesW = tile.splat %ones : !rowCols
   %notCols = arith.xori %ci, %onesW : !rowCols
   %low1 = arith.extui %notCols : !rowCols to !rowLow
-  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
-  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %low = tile.broadcast %low1 along 0 : !rowLow -> !rows64
   %packed = arith.ori %high, %low : !rows64
   %sorted = tile.sort %packed along 1 descending : !rows64
   // Key back to float bits (the mapping is its own inverse).
@@ -1699,8 +1674,8 @@ func.func @topk_rows(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %onesT = tile.splat %ones : !rows32
   %col = arith.xori %sc, %onesT : !rows32
   %si = arith.extui %col : !rows32 to !rows64
-  tile.store %v, %outV[%r0, %c0] : !rowsF
-  tile.store %si, %outI[%r0, %c0] : !rows64
+  tile.store %v, %outV[%r0, 0] : !rowsF
+  tile.store %si, %outI[%r0, 0] : !rows64
   return
 }
 
@@ -1723,7 +1698,6 @@ func.func @topk_rows_max(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
                   topk_rows_max_w64 = {R = 64 : i32, W = 64 : i32},
                   topk_rows_max_w256 = {R = 16 : i32, W = 256 : i32},
                   topk_rows_max_w1024 = {R = 4 : i32, W = 1024 : i32}}} {
-  %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
   %kmax = arith.constant 2147483647 : i32
@@ -1733,13 +1707,10 @@ func.func @topk_rows_max(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %pid = tile.program_id x
   %r0 = arith.muli %pid, %R : i32
   // 2-D views address in 64 bits: batch * n may pass 2^31.
-  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %outV = tile.make_view %values[%batch] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
-  %outI = tile.make_view %indices[%batch] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
-  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  %in = tile.make_view %x[%batch, %n] strides[%n, 1] : !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch] strides[1] : !tile.view<?xf32>
+  %outI = tile.make_view %indices[%batch] strides[1] : !tile.view<?xi64>
+  %t = tile.load %in[%r0, 0] pad -inf : !rowsF
   // The signed-order key of topk_rows; NaN largest.
   %c31T = tile.splat %c31 : !rows32
   %c1T = tile.splat %c1 : !rows32
@@ -1759,10 +1730,9 @@ func.func @topk_rows_max(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %onesW = tile.splat %ones : !rowCols
   %notCols = arith.xori %ci, %onesW : !rowCols
   %low1 = arith.extui %notCols : !rowCols to !rowLow
-  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
-  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %low = tile.broadcast %low1 along 0 : !rowLow -> !rows64
   %packed = arith.ori %high, %low : !rows64
-  %best = tile.reduce max %packed along 1 : !rows64 -> !maxRows
+  %best = tile.reduce max %packed along 1 : !rows64
   // Key back to float bits (the mapping is its own inverse).
   %l32R = tile.splat %l32 : !maxRows
   %c31R = tile.splat %c31 : !maxRows32
@@ -1818,13 +1788,12 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %pid = tile.program_id x
   %r0 = arith.muli %pid, %R : i32
   // 2-D views address in 64 bits: batch * n may pass 2^31.
-  %in = tile.make_view %x[%batch, %n] strides[%n, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %outV = tile.make_view %values[%batch, %k] strides[%k, %c1]
-      : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %outI = tile.make_view %indices[%batch, %k] strides[%k, %c1]
-      : !tile.ptr<i64> -> !tile.view<?x?xi64>
-  %t = tile.load %in[%r0, %c0] pad -inf : !rowsF
+  %in = tile.make_view %x[%batch, %n] strides[%n, 1] : !tile.view<?x?xf32>
+  %outV = tile.make_view %values[%batch, %k] strides[%k, 1]
+      : !tile.view<?x?xf32>
+  %outI = tile.make_view %indices[%batch, %k] strides[%k, 1]
+      : !tile.view<?x?xi64>
+  %t = tile.load %in[%r0, 0] pad -inf : !rowsF
   // The signed-order key of topk_rows; NaN largest.
   %c31T = tile.splat %c31 : !rows32
   %c1T = tile.splat %c1 : !rows32
@@ -1843,8 +1812,7 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %onesW = tile.splat %ones : !rowCols
   %notCols = arith.xori %ci, %onesW : !rowCols
   %low1 = arith.extui %notCols : !rowCols to !rowLow
-  %low2 = tile.expand_dims %low1 at 0 : !rowLow -> !rowLow2
-  %low = tile.broadcast %low2 : !rowLow2 -> !rows64
+  %low = tile.broadcast %low1 along 0 : !rowLow -> !rows64
   %packed = arith.ori %high, %low : !rows64
   %removedT = tile.splat %removed : !rows64
   %l32R = tile.splat %l32 : !maxRows
@@ -1853,7 +1821,7 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %onesR = tile.splat %ones : !maxRows32
   %left = scf.for %j = %c0 to %k step %c1
       iter_args(%cur = %packed) -> (!rows64) : i32 {
-    %best = tile.reduce max %cur along 1 : !rows64 -> !maxRows
+    %best = tile.reduce max %cur along 1 : !rows64
     // Key back to float bits (the mapping is its own inverse).
     %sh = arith.shrui %best, %l32R : !maxRows
     %sk = arith.trunci %sh : !maxRows to !maxRows32
@@ -1868,8 +1836,7 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
     %si2 = tile.expand_dims %si at 1 : !maxRows -> !selCol
     tile.store %v2, %outV[%r0, %j] : !selColF
     tile.store %si2, %outI[%r0, %j] : !selCol
-    %best2 = tile.expand_dims %best at 1 : !maxRows -> !selCol
-    %bestT = tile.broadcast %best2 : !selCol -> !rows64
+    %bestT = tile.broadcast %best along 1 : !maxRows -> !rows64
     %hit = arith.cmpi eq, %cur, %bestT : !rows64
     %next = arith.select %hit, %removedT, %cur : !rows1, !rows64
     scf.yield %next : !rows64
@@ -1917,13 +1884,11 @@ func.func @topk_hist_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %n64 = arith.extui %n : i32 to i64
   %xAt = arith.muli %row64, %n64 : i64
   %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[%stateLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %sv = tile.make_view %sRow[1040] strides[1] : !tile.view<?xi32>
   %bins = tile.iota : tensor<256xi32>
   %zeroH = tile.splat %c0 : tensor<256xi32>
   %noneH = tile.splat %cm1 : tensor<256xi32>
@@ -1939,12 +1904,12 @@ func.func @topk_hist_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
     %cand = arith.select %enough, %bins, %noneH
         : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
+    %d = tile.reduce max %cand along 0 : tensor<256xi32>
     %dT = tile.splat %d : tensor<256xi32>
     %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
     %aboveH = arith.select %above, %hist, %zeroH
         : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32>
     %dsh = arith.shli %d, %qshift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -2035,17 +2000,14 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %k64 = arith.extui %k : i32 to i64
   %xAt = arith.muli %row64, %n64 : i64
   %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[%c1]
-      : !tile.ptr<f32> -> !tile.view<?xf32>
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[%stateLen] strides[%c1]
-      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %sv = tile.make_view %sRow[1040] strides[1] : !tile.view<?xi32>
   %wAt = arith.muli %row64, %k64 : i64
   %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
-  %wv = tile.make_view %wRow[%k] strides[%c1]
-      : !tile.ptr<i64> -> !tile.view<?xi64>
+  %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
   %bins = tile.iota : tensor<256xi32>
   %zeroH = tile.splat %c0 : tensor<256xi32>
   %noneH = tile.splat %cm1 : tensor<256xi32>
@@ -2061,12 +2023,12 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
     %cand = arith.select %enough, %bins, %noneH
         : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32> -> i32
+    %d = tile.reduce max %cand along 0 : tensor<256xi32>
     %dT = tile.splat %d : tensor<256xi32>
     %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
     %aboveH = arith.select %above, %hist, %zeroH
         : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32> -> i32
+    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32>
     %dsh = arith.shli %d, %qshift : i32
     %np = arith.ori %prefix, %dsh : i32
     %nr = arith.subi %rem, %skipped : i32
@@ -2114,7 +2076,7 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
     %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
     %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-    %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32> -> i32
+    %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
     %any = arith.cmpi ne, %chunkCounts, %c0 : i32
     scf.if %any {
       // One atomic reserves the chunk's slots among the row's.
@@ -2127,8 +2089,8 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
           : !tile.view<?xi32>[tensor<2xi32>], tensor<2xi32>
       %oldGt = arith.select %isGt2, %old, %zero2 : tensor<2xi1>, tensor<2xi32>
       %oldEq = arith.select %isGt2, %zero2, %old : tensor<2xi1>, tensor<2xi32>
-      %gOff = tile.reduce max %oldGt along 0 : tensor<2xi32> -> i32
-      %eOff = tile.reduce max %oldEq along 0 : tensor<2xi32> -> i32
+      %gOff = tile.reduce max %oldGt along 0 : tensor<2xi32>
+      %eOff = tile.reduce max %oldEq along 0 : tensor<2xi32>
       %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
       %gOffT = tile.splat %gOff : tensor<4096xi32>
       %eOffT = tile.splat %eOff : tensor<4096xi32>

@@ -175,6 +175,8 @@ struct ConvertTileToLLVMPass
                          << llvm::join(getSupportedTargets(), ", ");
       return signalPassFailure();
     }
+    // The lowerings read every index of a list as an operand.
+    materializeIndexLists(module);
     if (failed(checkFunctionsAreKernels(module)) ||
         failed(checkLayoutsAssigned(module)) ||
         failed(checkTensorMapSources(module)))

@@ -127,6 +127,18 @@ struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
         requireDistribution(op, op.getResult().getType());
     if (failed(src) || failed(result))
       return failure();
+    // Along a new dimension: as an expand_dims, each result element takes
+    // the operand element of its position without that dimension.
+    if (std::optional<uint32_t> along = op.getAlong()) {
+      auto slice = dyn_cast_or_null<SliceLayoutAttr>(srcType.getEncoding());
+      if (!slice || slice.getDim() != *along)
+        return op.emitOpError("operand must have the slice layout of the "
+                              "result; run tile-assign-layouts first");
+      rewriter.replaceOpWithMultiple(
+          op, {gatherElements(*result, *src, {result->tileDims[*along]},
+                              adaptor.getSrc())});
+      return success();
+    }
     if (srcType.getEncoding() !=
         cast<RankedTensorType>(op.getResult().getType()).getEncoding())
       return op.emitOpError("operand and result layouts must match");

@@ -328,7 +328,12 @@ private:
     if (auto reduce = dyn_cast<ReduceOp>(op))
       return visitReduce(reduce);
     if (auto expand = dyn_cast<ExpandDimsOp>(op))
-      return visitExpandDims(expand);
+      return visitInsertDim(expand.getSrcMutable(), expand.getResult(),
+                            expand.getDim());
+    if (auto broadcast = dyn_cast<BroadcastOp>(op);
+        broadcast && broadcast.getAlong())
+      return visitInsertDim(broadcast.getSrcMutable(), broadcast.getResult(),
+                            *broadcast.getAlong());
     if (isa<BroadcastOp, ScanOp, SortOp, AtomicOp, ConvertLayoutOp, DotWaitOp>(
             op) ||
         op->getDialect()->getNamespace() == "arith" ||
@@ -455,19 +460,22 @@ private:
     return success();
   }
 
-  LogicalResult visitExpandDims(ExpandDimsOp expand) {
-    auto src = cast<RankedTensorType>(expand.getSrc().getType());
+  /// An expand_dims, or a broadcast along a new dimension: the operand
+  /// holds the slice along `dim` of the result's layout, so a reduction's
+  /// result comes back to its operand's layout without moving.
+  LogicalResult visitInsertDim(OpOperand &srcOperand, Value result,
+                               unsigned dim) {
+    auto src = cast<RankedTensorType>(srcOperand.get().getType());
     auto slice = dyn_cast<SliceLayoutAttr>(src.getEncoding());
-    if (slice && slice.getDim() == expand.getDim()) {
-      setLayout(expand.getResult(), slice.getParent());
+    if (slice && slice.getDim() == dim) {
+      setLayout(result, slice.getParent());
       return success();
     }
-    Attribute parent = defaultLayout(expand.getResult().getType());
+    Attribute parent = defaultLayout(result.getType());
     convertOperand(
-        expand.getSrcMutable(),
-        withLayout(src, SliceLayoutAttr::get(func.getContext(), expand.getDim(),
-                                             parent)));
-    setLayout(expand.getResult(), parent);
+        srcOperand,
+        withLayout(src, SliceLayoutAttr::get(func.getContext(), dim, parent)));
+    setLayout(result, parent);
     return success();
   }
 

@@ -276,9 +276,19 @@ struct TileInstantiate
         instance.setSymName(name);
         instance->removeAttr(TileDialect::kParamsAttrName);
         instance->removeAttr(TileDialect::kInstancesAttrName);
-        for (NamedAttribute value : overrides)
-          if (value.getName().getValue().starts_with("tile."))
-            instance->setAttr(value.getName(), value.getValue());
+        // Function attributes of an instance; integers written without a
+        // type (`"tile.num_warps" = 16`, i64 to the parser) are i32, as the
+        // kernel attributes are.
+        for (NamedAttribute value : overrides) {
+          if (!value.getName().getValue().starts_with("tile."))
+            continue;
+          Attribute attr = value.getValue();
+          if (auto integer = dyn_cast<IntegerAttr>(attr);
+              integer && integer.getType().isInteger(64))
+            attr = IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                    integer.getInt());
+          instance->setAttr(value.getName(), attr);
+        }
         module.getBody()->getOperations().insert(Block::iterator(tmpl),
                                                  instance);
         if (failed(substitute(instance, Bindings(defaults, overrides))) ||

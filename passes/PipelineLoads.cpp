@@ -1364,6 +1364,8 @@ struct PipelineLoadsPass
     : public tile::impl::TilePipelineLoadsBase<PipelineLoadsPass> {
   using TilePipelineLoadsBase::TilePipelineLoadsBase;
   void runOnOperation() override {
+    // Staging reads every offset and view extent as an operand.
+    materializeIndexLists(getOperation());
     bool tma = false;
     // Rings take what the target's shared memory holds less 32 KiB for the
     // epilogue's scratch; without a target, what fits sm_80's 164 KiB.

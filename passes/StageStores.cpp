@@ -118,6 +118,8 @@ struct StageStoresPass
     std::optional<TargetInfo> info = TargetInfo::get(target);
     if (!info || !info->hasTma())
       return;
+    // A staged store's offsets become the TMA store's operands.
+    materializeIndexLists(getOperation());
     getOperation().walk([&](func::FuncOp func) {
       if (!isKernel(func) || func.isExternal())
         return;

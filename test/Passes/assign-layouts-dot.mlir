@@ -51,8 +51,7 @@ func.func @gemm_tile(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %y: !tile.ptr<f32
 // CHECK-LABEL: func.func @fp8_scaled
 // CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[ACC8]]>
 // CHECK: tile.convert_layout {{.*}} -> tensor<64xf32, #[[ROW]]>
-// CHECK: tile.expand_dims {{.*}} -> tensor<1x64xf32, #[[ACC8]]>
-// CHECK: tile.broadcast {{.*}} -> tensor<64x64xf32, #[[ACC8]]>
+// CHECK: tile.broadcast {{.*}} along 0 : tensor<64xf32, #[[ROW]]> -> tensor<64x64xf32, #[[ACC8]]>
 // CHECK: arith.mulf {{.*}} : tensor<64x64xf32, #[[ACC8]]>
 func.func @fp8_scaled(%x: !tile.ptr<f8E4M3FN>, %s: !tile.ptr<f32>, %y: !tile.ptr<f32>,
                       %k: i32) attributes {tile.kernel} {

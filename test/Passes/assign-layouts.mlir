@@ -6,9 +6,9 @@
 // CHECK-DAG: #[[ROWS:.*]] = #tile.slice<dim = 1, parent = #[[F32]]>
 // CHECK-LABEL: func.func @rows
 // CHECK: tile.load {{.*}} : tensor<4x128xf32, #[[F32]]>
-// CHECK: tile.reduce max {{.*}} -> tensor<4xf32, #[[ROWS]]>
-// CHECK: tile.expand_dims {{.*}} -> tensor<4x1xf32, #[[F32]]>
-// CHECK: tile.broadcast {{.*}} -> tensor<4x128xf32, #[[F32]]>
+// CHECK: tile.reduce max {{.*}} : tensor<4x128xf32, #[[F32]]>{{ *$}}
+// The expand_dims and broadcast become one broadcast along the rows.
+// CHECK: tile.broadcast {{.*}} along 1 : tensor<4xf32, #[[ROWS]]> -> tensor<4x128xf32, #[[F32]]>
 // CHECK: arith.subf {{.*}} : tensor<4x128xf32, #[[F32]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: tile.store
@@ -43,12 +43,51 @@ func.func @long_row(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel, tile.
 
 // -----
 
+// A broadcast along a new dimension takes the slice of the result's
+// layout: a row statistic goes back to its rows without moving.
+// CHECK-DAG: #[[F32:.*]] = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<dim = 1, parent = #[[F32]]>
+// CHECK-LABEL: func.func @broadcast_along
+// CHECK: %[[M:.*]] = tile.reduce max {{.*}} : tensor<4x128xf32, #[[F32]]>{{ *$}}
+// CHECK: tile.broadcast %[[M]] along 1 : tensor<4xf32, #[[ROWS]]> -> tensor<4x128xf32, #[[F32]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.store
+func.func @broadcast_along(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %v = tile.make_view %p[%n, %n] strides[%n, 1] : !tile.view<?x?xf32>
+  %t = tile.load %v[0, 0] : tensor<4x128xf32>
+  %m = tile.reduce max %t along 1 : tensor<4x128xf32>
+  %b = tile.broadcast %m along 1 : tensor<4xf32> -> tensor<4x128xf32>
+  %d = arith.subf %t, %b : tensor<4x128xf32>
+  tile.store %d, %v[0, 0] : tensor<4x128xf32>
+  return
+}
+
+// -----
+
+// A broadcast along a new dimension of an operand without the slice
+// layout converts the operand, not the result.
+// CHECK-LABEL: func.func @broadcast_along_converts
+// CHECK: %[[C:.*]] = tile.convert_layout {{.*}} -> tensor<128xf32, #[[S:.*]]>
+// CHECK: tile.broadcast %[[C]] along 0 : tensor<128xf32, #[[S]]> -> tensor<4x128xf32, #{{.*}}>
+func.func @broadcast_along_converts(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %v = tile.make_view %p[%n, %n] strides[%n, 1] : !tile.view<?x?xf32>
+  %w = tile.make_view %p[%n] strides[1] : !tile.view<?xf32>
+  %t = tile.load %v[0, 0] : tensor<4x128xf32>
+  %s = tile.load %w[0] : tensor<128xf32>
+  %b = tile.broadcast %s along 0 : tensor<128xf32> -> tensor<4x128xf32>
+  %d = arith.mulf %t, %b : tensor<4x128xf32>
+  tile.store %d, %v[0, 0] : tensor<4x128xf32>
+  return
+}
+
+// -----
+
 // Where two layouts meet, a conversion is inserted; the operand that is
 // expensive to move (here the reduction) keeps its layout.
 // CHECK-LABEL: func.func @meet
-// CHECK: %[[R:.*]] = tile.reduce add {{.*}} -> tensor<4xf32, #[[S:slice[0-9]*]]>
+// CHECK: %[[R:.*]] = tile.reduce add {{.*}} : tensor<4x128xf32, #{{.*}}>{{ *$}}
 // CHECK: %[[U:.*]] = tile.load {{.*}} : tensor<4xf32, #[[L:.*]]>
-// CHECK: %[[C:.*]] = tile.convert_layout %[[U]] : tensor<4xf32, #[[L]]> -> tensor<4xf32, #[[S]]>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[U]] : tensor<4xf32, #[[L]]> -> tensor<4xf32, #[[S:slice[0-9]*]]>
 // CHECK: arith.addf %[[R]], %[[C]] : tensor<4xf32, #[[S]]>
 func.func @meet(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32

@@ -11,7 +11,7 @@
 // CHECK-SAME:      %{{.*}}: !tile.ptr<bf16>, %{{.*}}: !tile.ptr<bf16>, %{{.*}}: !tile.ptr<f32>
 // CHECK-SAME:      attributes {tile.kernel, tile.num_warps = 8 : i32}
 // CHECK:         arith.constant 64 : i32
-// CHECK:         tile.make_view {{.*}} -> !tile.view<?x?xbf16>
+// CHECK:         tile.make_view {{.*}} : !tile.view<?x?xbf16>
 // CHECK:         arith.constant dense<0.000000e+00> : tensor<128x64xf32>
 // CHECK:         tile.load {{.*}} : tensor<128x64xbf16>
 // CHECK:         tile.dot {{.*}} -> tensor<128x64xf32>
@@ -19,7 +19,7 @@
 // CHECK-SAME:      %{{.*}}: !tile.ptr<f8E4M3FN>, %{{.*}}: !tile.ptr<f8E4M3FN>, %{{.*}}: !tile.ptr<f32>
 // CHECK-SAME:      tile.num_stages = 3 : i32
 // CHECK:         arith.constant 128 : i32
-// CHECK:         tile.make_view {{.*}} -> !tile.view<?x?xf8E4M3FN>
+// CHECK:         tile.make_view {{.*}} : !tile.view<?x?xf8E4M3FN>
 // CHECK:         arith.constant dense<0.000000e+00> : tensor<128x256xf32>
 // CHECK:         tile.load {{.*}} : tensor<128x128xf8E4M3FN>
 // CHECK:         tile.dot {{.*}} -> tensor<128x256xf32>
@@ -38,8 +38,10 @@ func.func @mm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                                T = bf16},
                 tile.instances = {
                   mm_bf16 = {},
-                  mm_fp8 = {BK = 128 : i32, BN = 256 : i32, T = f8E4M3FN,
-                            "tile.num_stages" = 3 : i32}}} {
+                  // Integers need no type: parameters take the type of
+                  // their use, function attributes are i32.
+                  mm_fp8 = {BK = 128, BN = 256, T = f8E4M3FN,
+                            "tile.num_stages" = 3}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %bk = tile.param "BK" : i32
