@@ -31,15 +31,16 @@ struct DivideByBroadcast : OpRewritePattern<arith::DivFOp> {
     Type large = op.getType();
     Value spread;
     if (auto splat = op.getRhs().getDefiningOp<SplatOp>()) {
-      // Where the splat is: a splat made before a loop keeps the
-      // reciprocal out of it.
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(splat);
+      // Right after the scalar is made, as a kernel would write it: a
+      // splat made before a loop keeps the reciprocal out of it.
       Value scalar = splat.getSrc();
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(scalar);
       Value one = arith::ConstantOp::create(
           rewriter, loc, rewriter.getFloatAttr(scalar.getType(), 1.0));
       Value reciprocal = arith::DivFOp::create(rewriter, loc, one, scalar,
                                                op.getFastmathAttr());
+      rewriter.setInsertionPoint(splat);
       spread = SplatOp::create(rewriter, loc, large, reciprocal);
     } else if (auto broadcast = op.getRhs().getDefiningOp<BroadcastOp>()) {
       auto small = cast<RankedTensorType>(broadcast.getSrc().getType());
