@@ -85,7 +85,11 @@ parseIndexList(OpAsmParser &parser,
     }
     int64_t literal;
     SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseInteger(literal))
+    OptionalParseResult integer = parser.parseOptionalInteger(literal);
+    if (!integer.has_value())
+      return parser.emitError(loc)
+             << "expected an index: an SSA value or an integer";
+    if (failed(*integer))
       return failure();
     if (literal < INT32_MIN || literal > INT32_MAX)
       return parser.emitError(loc) << "index " << literal << " is not an i32";

@@ -11,6 +11,14 @@ func.func @literal_not_i32(%v: !tile.view<?xf32>) {
 
 // -----
 
+func.func @index_expected(%v: !tile.view<?xf32>) {
+  // expected-error @+1 {{expected an index: an SSA value or an integer}}
+  %t = tile.load %v[x] : tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @literal_arity(%p: !tile.ptr<f32>, %n: i32) {
   // expected-error @+1 {{expects 2 extents and strides for a rank-2 view, got 2 and 1}}
   %v = tile.make_view %p[%n, 8] strides[1] : !tile.view<?x?xf32>
