@@ -58,7 +58,11 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createAttachLoopAnnotations());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  // Folding only: block merging over the whole lowered CFG took a fifth
+  // of the MLIR time of the GEMM file and changed no PTX.
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  pm.addPass(createCanonicalizerPass(config));
   pm.addPass(createCSEPass());
 }
 
