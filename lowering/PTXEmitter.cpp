@@ -21,6 +21,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -214,10 +215,25 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
     threads = llvm::hardware_concurrency().compute_thread_count();
   if (kernels.size() < 2 || threads < 2)
     return std::nullopt;
-  SmallVector<char> bitcode;
-  {
-    llvm::raw_svector_ostream os(bitcode);
-    llvm::WriteBitcodeToFile(module, os);
+  // Each kernel travels to its thread's context as the bitcode of a module
+  // that defines it alone (the other kernels erased), so that no thread
+  // parses the others.
+  std::vector<SmallVector<char>> bitcodes(kernels.size());
+  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> alone =
+        llvm::CloneModule(module, map, [&](const llvm::GlobalValue *value) {
+          return !isa<llvm::Function>(value) || value->getName() == kernel;
+        });
+    SmallVector<llvm::Function *> others;
+    for (llvm::Function &function : *alone)
+      if (function.isDeclaration() &&
+          function.getCallingConv() == llvm::CallingConv::PTX_Kernel)
+        others.push_back(&function);
+    for (llvm::Function *function : others)
+      function->eraseFromParent();
+    llvm::raw_svector_ostream os(bitcodes[k]);
+    llvm::WriteBitcodeToFile(*alone, os);
   }
   std::vector<std::string> ptxs(kernels.size());
   std::vector<bool> failed(kernels.size(), false);
@@ -228,8 +244,8 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
       llvm::LLVMContext context;
       llvm::Expected<std::unique_ptr<llvm::Module>> copy =
           llvm::parseBitcodeFile(
-              llvm::MemoryBufferRef(StringRef(bitcode.data(), bitcode.size()),
-                                    "tilec"),
+              llvm::MemoryBufferRef(
+                  StringRef(bitcodes[k].data(), bitcodes[k].size()), "tilec"),
               context);
       std::string error;
       std::unique_ptr<llvm::TargetMachine> machine =
@@ -240,12 +256,6 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
         failed[k] = true;
         return;
       }
-      SmallVector<llvm::Function *> others;
-      for (llvm::Function &function : **copy)
-        if (!function.isDeclaration() && function.getName() != kernels[k])
-          others.push_back(&function);
-      for (llvm::Function *function : others)
-        function->eraseFromParent();
       optimize(**copy, *machine);
       std::optional<std::string> ptx = printPTX(**copy, *machine);
       failed[k] = !ptx;
