@@ -176,8 +176,6 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                          << "'";
 }
 
-/// Checks the discardable `tile.*` attributes where they appear, so that a
-/// malformed kernel signature is reported at its source location.
 /// Checks that the attribute `name` is an integer in [lo, hi] on an OpT
 /// (`where` names it in the message).
 template <typename OpT>
@@ -195,6 +193,8 @@ static LogicalResult verifyIntegerAttrOn(Operation *op, StringRef name,
   return diag << " on " << where;
 }
 
+/// Checks the discardable `tile.*` attributes where they appear, so that a
+/// malformed kernel signature is reported at its source location.
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().strref();

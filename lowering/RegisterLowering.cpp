@@ -116,29 +116,43 @@ SmallVector<Value> gatherElements(const Distribution &resultDist,
   return values;
 }
 
+/// An expand_dims, or a broadcast along a new dimension: the operand holds
+/// the slice along `dim` of the result's layout, and each result element
+/// takes the operand element at its position without that dimension.
+LogicalResult lowerInsertDim(Operation *op, Value srcValue, Value resultValue,
+                             unsigned dim, ValueRange src,
+                             ConversionPatternRewriter &rewriter) {
+  auto srcType = cast<RankedTensorType>(srcValue.getType());
+  auto slice = dyn_cast_or_null<SliceLayoutAttr>(srcType.getEncoding());
+  if (!slice || slice.getDim() != dim)
+    return op->emitOpError("operand must have the slice layout of the "
+                           "result; run tile-assign-layouts first");
+  FailureOr<Distribution> srcDist = requireDistribution(op, srcType);
+  FailureOr<Distribution> resultDist =
+      requireDistribution(op, resultValue.getType());
+  if (failed(srcDist) || failed(resultDist))
+    return failure();
+  rewriter.replaceOpWithMultiple(
+      op, {gatherElements(*resultDist, *srcDist, {resultDist->tileDims[dim]},
+                          src)});
+  return success();
+}
+
 struct BroadcastLowering : public OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(BroadcastOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Along a new dimension: as an expand_dims.
+    if (std::optional<uint32_t> along = op.getAlong())
+      return lowerInsertDim(op, op.getSrc(), op.getResult(), *along,
+                            adaptor.getSrc(), rewriter);
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     FailureOr<Distribution> src = requireDistribution(op, srcType);
     FailureOr<Distribution> result =
         requireDistribution(op, op.getResult().getType());
     if (failed(src) || failed(result))
       return failure();
-    // Along a new dimension: as an expand_dims, each result element takes
-    // the operand element of its position without that dimension.
-    if (std::optional<uint32_t> along = op.getAlong()) {
-      auto slice = dyn_cast_or_null<SliceLayoutAttr>(srcType.getEncoding());
-      if (!slice || slice.getDim() != *along)
-        return op.emitOpError("operand must have the slice layout of the "
-                              "result; run tile-assign-layouts first");
-      rewriter.replaceOpWithMultiple(
-          op, {gatherElements(*result, *src, {result->tileDims[*along]},
-                              adaptor.getSrc())});
-      return success();
-    }
     if (srcType.getEncoding() !=
         cast<RankedTensorType>(op.getResult().getType()).getEncoding())
       return op.emitOpError("operand and result layouts must match");
@@ -157,20 +171,8 @@ struct ExpandDimsLowering : public OpConversionPattern<ExpandDimsOp> {
   LogicalResult
   matchAndRewrite(ExpandDimsOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    auto slice = dyn_cast_or_null<SliceLayoutAttr>(srcType.getEncoding());
-    if (!slice || slice.getDim() != op.getDim())
-      return op.emitOpError("operand must have the slice layout of the "
-                            "result; run tile-assign-layouts first");
-    FailureOr<Distribution> src = requireDistribution(op, srcType);
-    FailureOr<Distribution> result =
-        requireDistribution(op, op.getResult().getType());
-    if (failed(src) || failed(result))
-      return failure();
-    unsigned blockedDim = result->tileDims[op.getDim()];
-    rewriter.replaceOpWithMultiple(
-        op, {gatherElements(*result, *src, {blockedDim}, adaptor.getSrc())});
-    return success();
+    return lowerInsertDim(op, op.getSrc(), op.getResult(), op.getDim(),
+                          adaptor.getSrc(), rewriter);
   }
 };
 
