@@ -1234,6 +1234,17 @@ LogicalResult HistogramOp::verify() {
   return success();
 }
 
+LogicalResult HistogramAddOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (buffer.getShape().size() != 1)
+    return emitOpError() << "counts into a rank-1 buffer of bins, got rank "
+                         << buffer.getShape().size();
+  Type element = buffer.getElementType();
+  if (!element.isSignlessInteger(32))
+    return emitOpError() << "counts into an i32 buffer, got " << element;
+  return success();
+}
+
 LogicalResult ScatterOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto dest = cast<RankedTensorType>(getDest().getType());

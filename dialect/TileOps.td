@@ -974,6 +974,34 @@ def Tile_HistogramOp : Tile_Op<"histogram", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_HistogramAddOp : Tile_Op<"histogram_add", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    OptionalTypesMatchWith<"mask has the shape of the input", "src", "mask",
+        "::mlir::tile::getMaskType($_self)">]> {
+  let summary = "count the values of an integer tile into a shared buffer";
+  let description = [{
+    Adds to element `b` of the i32 shared buffer the number of elements of
+    `src` (of any rank) equal to `b` (and whose `mask` is true), with
+    shared-memory atomics; values outside the buffer are not counted. It
+    has no barrier: the buffer is read (`tile.load_shared`) or cleared after
+    a `tile.barrier`. `tile-accumulate-histograms` makes it from a loop
+    that sums `tile.histogram`s, so that the bins stay in shared memory
+    across iterations.
+
+    ```mlir
+    tile.histogram_add %digits mask %m, %bins
+        : tensor<4096xi32>, !tile.smem<2048xi32>
+    ```
+  }];
+  let arguments = (ins Tile_IntTile:$src, Optional<Tile_MaskTile>:$mask,
+                       Tile_SharedBufferType:$buffer);
+  let assemblyFormat = [{
+    $src (`mask` $mask^)? `,` $buffer attr-dict `:` type($src) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ScatterOp : Tile_Op<"scatter", [Pure,
     AllTypesMatch<["dest", "result"]>,
     OptionalTypesMatchWith<"mask has the shape of the source", "src", "mask",

@@ -9,9 +9,10 @@
 //   top1_f32                  k = 1, rows of at most 4096 columns
 //   topk_split_f32, _r128     k <= 64, rows split into parts of 4096
 //   topk_f32                  one program per row, k <= 2048
-//   topk_hist_f32, topk_collect_f32
+//   topk_hist_f32, topk_gather_f32, topk_collect_f32
 //                             few long rows: the radix select and the
-//                             compaction split over programs
+//                             compaction split over programs, the
+//                             candidates gathered after the first digit
 //   topk_select_f32           one program per row, survivors into scratch
 //   topk_sort_chunks, topk_merge_f32
 //                             the survivors of the last two sorted in
@@ -1844,40 +1845,79 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   return
 }
 
-// Few long rows: the radix select of topk_f32 split over programs. Each
-// row's `state` (1040 i32, zero before the first pass) holds four digit
-// histograms of 256 bins and, at 1024 and 1025, how many elements above the
-// threshold and equal to it have been placed. Program (part, row) covers
-// `partLen` columns (a multiple of 4096).
-// - topk_hist_f32, once per pass (four 8-bit digits from the top): every
-//   program derives the digits chosen so far from the earlier passes'
-//   histograms (the same scan and choice as topk_f32), histograms the
-//   digit of its elements that match them, and adds its non-zero bins to
-//   the row's histogram of this pass (global atomics). A launch per pass
-//   is the grid-wide barrier between passes.
-// - topk_collect_f32: every program derives the k-th key `thr` and `need`
-//   from the four histograms, and per chunk of 4096 reserves slots for its
+// Few long rows: the radix select of topk_f32 split over programs, reading
+// the rows from global memory twice rather than four times. Each row's
+// `state` (zero before the first pass) holds three digit histograms of 2048
+// bins (11, 11 and 10 bits from the top, as topk_f32) and, from word 6144,
+// how many elements above the threshold and equal to it have been placed,
+// how many candidates pass 1 gathered, a ticket per pass (6147-6149), how
+// many candidates pass 1 finds (6150, from pass 0's histogram) and,
+// per pass, the digits chosen so far and how many elements are still
+// wanted (6152 + 2 pass, + 1). Program (part, row) covers `partLen` columns
+// (a multiple of 4096) of the row, or the same share of its candidates.
+// - topk_hist_f32, passes 0 and 2: every program histograms the digit of
+//   its elements that match the digits chosen so far, and adds its non-zero
+//   bins to the row's histogram of this pass (global atomics). The last
+//   program of the row to take the pass's ticket (after a fence) chooses
+//   the digit (the same scan and choice as topk_f32) and stores it with
+//   what is still wanted, for the next pass; a launch per pass is the
+//   grid-wide barrier between passes.
+// - topk_gather_f32, pass 1 (the same template with GATHER = 1): the same,
+//   and it gathers the row's candidates, every element whose first digit
+//   is at least the chosen one (all that can still be among the k largest:
+//   k plus about one 2048th of the row for spread values), into the row's
+//   `cap` slots of `cand` (keys, then columns). Each program counts its
+//   candidates per lane position, reserves their slots with one atomic, and
+//   reads its columns again (from L2) to write them, each lane position
+//   filling its own run of slots.
+// - topk_collect_f32: every program reads the k-th key `thr` and `need`
+//   that the third pass left, and per chunk of 4096 reserves slots for its
 //   elements above `thr` and equal to it with one atomic on the row's two
 //   counts, then writes them to the row of `work` (elements equal to `thr`
 //   only while their rank among those is below `need`). The slots of a row
 //   are thus filled in no particular order; topk_sort_chunks and
 //   topk_merge_f32 sort them.
+// A row gathers, and pass 2 and the collection read its candidates instead
+// of its columns, when all of them fit in `cap` (cap = 0: no gathering,
+// topk_hist_f32 runs pass 1); a row of many equal or closely spaced values,
+// whose candidates would not fit, gathers nothing and is read again.
+// Programs with nothing to read return at once.
 
-func.func @topk_hist_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
-                         %batch: i32, %n: i32, %k: i32, %pass: i32,
-                         %partLen: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+// A pass streams the row at the rate of the programs in flight: 16 warps
+// of 8 columns per thread at 40 registers (three programs, 48 warps per
+// SM; 56 and two programs for the gathering instance) rather than 8 warps
+// of 16 columns, whose 61 and 96 registers left 32 and 16 warps per SM
+// (H200, 256 x 131072: 58.6 us for the first pass, 133 for the gathering
+// one).
+func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
+                     %cand: !tile.ptr<i32>, %batch: i32, %n: i32, %k: i32,
+                     %pass: i32, %partLen: i32, %cap: i32)
+    attributes {tile.kernel, tile.num_warps = 16 : i32,
+                tile.max_registers = 40 : i32,
+                tile.params = {GATHER = 0 : i32},
+                tile.instances = {
+                  topk_hist_f32 = {},
+                  topk_gather_f32 = {GATHER = 1, "tile.max_registers" = 56}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c8 = arith.constant 8 : i32
-  %c24 = arith.constant 24 : i32
-  %c32 = arith.constant 32 : i32
+  %c2 = arith.constant 2 : i32
+  %c10 = arith.constant 10 : i32
+  %c11 = arith.constant 11 : i32
+  %c21 = arith.constant 21 : i32
+  %c1023 = arith.constant 1023 : i32
+  %c2047 = arith.constant 2047 : i32
+  %c2048 = arith.constant 2048 : i32
   %cm1 = arith.constant -1 : i32
-  %c255 = arith.constant 255 : i32
-  %c256 = arith.constant 256 : i32
   %kmin = arith.constant -2147483648 : i32
+  %l32 = arith.constant 32 : i64
   %chunk = arith.constant 4096 : i32
-  %stateLen = arith.constant 1040 : i32
+  %stateLen = arith.constant 6160 : i32
+  %candAt = arith.constant 6146 : i32
+  %c6147 = arith.constant 6147 : i32
+  %c6152 = arith.constant 6152 : i32
+  %true = arith.constant true
+  %gatherParam = tile.param "GATHER" : i32
+  %isGather = arith.cmpi ne, %gatherParam, %c0 : i32
   %part = tile.program_id x
   %row = tile.program_id y
   %row64 = arith.extui %row : i32 to i64
@@ -1888,111 +1928,252 @@ func.func @topk_hist_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[1040] strides[1] : !tile.view<?xi32>
-  %bins = tile.iota : tensor<256xi32>
-  %zeroH = tile.splat %c0 : tensor<256xi32>
-  %noneH = tile.splat %cm1 : tensor<256xi32>
-  // The digits chosen by the earlier passes.
-  %sel:2 = scf.for %q = %c0 to %pass step %c1
-      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-    %q256 = arith.muli %q, %c256 : i32
-    %hist = tile.load %sv[%q256] : tensor<256xi32>
-    %q8 = arith.muli %q, %c8 : i32
-    %qshift = arith.subi %c24, %q8 : i32
-    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
-    %remT = tile.splat %rem : tensor<256xi32>
-    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
-    %cand = arith.select %enough, %bins, %noneH
-        : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32>
-    %dT = tile.splat %d : tensor<256xi32>
-    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
-    %aboveH = arith.select %above, %hist, %zeroH
-        : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32>
-    %dsh = arith.shli %d, %qshift : i32
-    %np = arith.ori %prefix, %dsh : i32
-    %nr = arith.subi %rem, %skipped : i32
-    scf.yield %np, %nr : i32, i32
-  }
-  %p8 = arith.muli %pass, %c8 : i32
-  %shift = arith.subi %c24, %p8 : i32
+  %sv = tile.make_view %sRow[6160] strides[1] : !tile.view<?xi32>
+  %cap64 = arith.extui %cap : i32 to i64
+  %cap2 = arith.addi %cap64, %cap64 : i64
+  %cAt = arith.muli %row64, %cap2 : i64
+  %cRow = tile.addptr %cand, %cAt : !tile.ptr<i32>, i64
+  %cLen = arith.addi %cap, %cap : i32
+  %cv = tile.make_view %cRow[%cLen] strides[1] : !tile.view<?xi32>
+  // Pass 2 reads the candidates of pass 1 when they all fit; the gathering
+  // instance runs pass 1 only.
+  // A row gathers only if all its candidates fit: pass 0's last program
+  // counted them (word 6150).
+  %capOn = arith.cmpi sgt, %cap, %c0 : i32
+  %expectT = tile.load %sv[6150] : tensor<1xi32>
+  %expected = tile.reduce max %expectT along 0 : tensor<1xi32>
+  %fitsAll = arith.cmpi sle, %expected, %cap : i32
+  %fits = arith.andi %capOn, %fitsAll : i1
+  %gather = arith.andi %isGather, %fits : i1
+  %counted1 = tile.load %sv[6146] : tensor<1xi32>
+  %candCount = tile.reduce max %counted1 along 0 : tensor<1xi32>
+  %afterGather = arith.cmpi eq, %pass, %c2 : i32
+  %notGather = arith.xori %isGather, %true : i1
+  %fromCand1 = arith.andi %afterGather, %fits : i1
+  %fromCand = arith.andi %fromCand1, %notGather : i1
+  %limit = arith.select %fromCand, %candCount, %n : i32
+  %start = arith.muli %part, %partLen : i32
+  %active = arith.cmpi slt, %start, %limit : i32
+  %bins = tile.iota : tensor<2048xi32>
+  %zeroH = tile.splat %c0 : tensor<2048xi32>
+  %noneH = tile.splat %cm1 : tensor<2048xi32>
+  // The digits chosen by the earlier passes and how many elements are still
+  // wanted, as the last program of the row's previous pass left them.
   %first = arith.cmpi eq, %pass, %c0 : i32
-  %hiShift = arith.subi %c32, %p8 : i32
-  %safeShift = arith.select %first, %c0, %hiShift : i32
+  %sel:2 = scf.if %first -> (i32, i32) {
+    scf.yield %c0, %k : i32, i32
+  } else {
+    %prev = arith.subi %pass, %c1 : i32
+    %prev2 = arith.muli %prev, %c2 : i32
+    %pAt = arith.addi %prev2, %c6152 : i32
+    %rAt = arith.addi %pAt, %c1 : i32
+    %pT = tile.load %sv[%pAt] : tensor<1xi32>
+    %rT = tile.load %sv[%rAt] : tensor<1xi32>
+    %p = tile.reduce max %pT along 0 : tensor<1xi32>
+    %r = tile.reduce max %rT along 0 : tensor<1xi32>
+    scf.yield %p, %r : i32, i32
+  }
+  // This pass's digit: shift and width as in topk_f32.
+  %last = arith.cmpi eq, %pass, %c2 : i32
+  %laterShift = arith.select %last, %c0, %c10 : i32
+  %shift = arith.select %first, %c21, %laterShift : i32
+  %digitMask = arith.select %last, %c1023, %c2047 : i32
+  %width = arith.select %last, %c10, %c11 : i32
+  %decided = arith.addi %shift, %width : i32
+  %safeShift = arith.select %first, %c0, %decided : i32
   %hiBits = arith.shli %cm1, %safeShift : i32
   %hiMask = arith.select %first, %c0, %hiBits : i32
-  %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
-  %prefixT = tile.splat %sel#0 : tensor<4096xi32>
-  %shiftT = tile.splat %shift : tensor<4096xi32>
-  %c255T = tile.splat %c255 : tensor<4096xi32>
-  %lane = tile.iota : tensor<4096xi32>
-  %zeroT = tile.splat %c0 : tensor<4096xi32>
-  %onesT = tile.splat %cm1 : tensor<4096xi32>
-  %signT = tile.splat %kmin : tensor<4096xi32>
-  %start = arith.muli %part, %partLen : i32
-  %left = arith.subi %n, %start : i32
-  %len = arith.minsi %left, %partLen : i32
-  %end = arith.addi %start, %len : i32
-  %endT = tile.splat %end : tensor<4096xi32>
-  %counts = scf.for %j = %start to %end step %chunk
-      iter_args(%h = %zeroH) -> (tensor<256xi32>) : i32 {
-    %jT = tile.splat %j : tensor<4096xi32>
-    %cols = arith.addi %lane, %jT : tensor<4096xi32>
-    %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
-    %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-    %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-    %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-    %flip = arith.select %neg, %onesT, %signT
-        : tensor<4096xi1>, tensor<4096xi32>
-    %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-    %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-    %key = arith.select %nan, %onesT, %ordered
-        : tensor<4096xi1>, tensor<4096xi32>
-    %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
-    %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
-    %counted = arith.andi %valid, %match : tensor<4096xi1>
-    %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
-    %digit = arith.andi %sh, %c255T : tensor<4096xi32>
-    %hc = tile.histogram %digit mask %counted
-        : tensor<4096xi32> -> tensor<256xi32>
-    %hn = arith.addi %h, %hc : tensor<256xi32>
-    scf.yield %hn : tensor<256xi32>
+  scf.if %active {
+    %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+    %prefixT = tile.splat %sel#0 : tensor<4096xi32>
+    %shiftT = tile.splat %shift : tensor<4096xi32>
+    %digitMaskT = tile.splat %digitMask : tensor<4096xi32>
+    %lane = tile.iota : tensor<4096xi32>
+    %zeroT = tile.splat %c0 : tensor<4096xi32>
+    %onesT = tile.splat %cm1 : tensor<4096xi32>
+    %signT = tile.splat %kmin : tensor<4096xi32>
+    %l32T = tile.splat %l32 : tensor<4096xi64>
+    %capT = tile.splat %cap : tensor<4096xi32>
+    %left = arith.subi %limit, %start : i32
+    %len = arith.minsi %left, %partLen : i32
+    %end = arith.addi %start, %len : i32
+    %endT = tile.splat %end : tensor<4096xi32>
+    // Pass 1's candidates: every key from the first digit chosen up (the
+    // prefix of pass 1 is that digit with the bits below it clear).
+    %counts:2 = scf.for %j = %start to %end step %chunk
+        iter_args(%h = %zeroH, %cands = %zeroT)
+        -> (tensor<2048xi32>, tensor<4096xi32>) : i32 {
+      %jT = tile.splat %j : tensor<4096xi32>
+      %cols = arith.addi %lane, %jT : tensor<4096xi32>
+      %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
+      %key = scf.if %fromCand -> (tensor<4096xi32>) {
+        %ckey = tile.load %cv[%j] mask %valid : tensor<4096xi32>
+        scf.yield %ckey : tensor<4096xi32>
+      } else {
+        %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+        %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+        %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+        %flip = arith.select %neg, %onesT, %signT
+            : tensor<4096xi1>, tensor<4096xi32>
+        %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+        %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+        %xkey = arith.select %nan, %onesT, %ordered
+            : tensor<4096xi1>, tensor<4096xi32>
+        scf.yield %xkey : tensor<4096xi32>
+      }
+      %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+      %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+      %counted = arith.andi %valid, %match : tensor<4096xi1>
+      %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+      %digit = arith.andi %sh, %digitMaskT : tensor<4096xi32>
+      %hc = tile.histogram %digit mask %counted
+          : tensor<4096xi32> -> tensor<2048xi32>
+      %hn = arith.addi %h, %hc : tensor<2048xi32>
+      // Candidates counted per lane position: no reduction per chunk.
+      %atLeast = arith.cmpi uge, %key, %prefixT : tensor<4096xi32>
+      %isCand = arith.andi %valid, %atLeast : tensor<4096xi1>
+      %c32 = arith.extui %isCand : tensor<4096xi1> to tensor<4096xi32>
+      %more = arith.select %isGather, %c32, %zeroT
+          : tensor<4096xi32>
+      %nc = arith.addi %cands, %more : tensor<4096xi32>
+      scf.yield %hn, %nc : tensor<2048xi32>, tensor<4096xi32>
+    }
+    // Non-zero bins into the row's histogram of this pass; empty bins aim
+    // outside the view and are skipped.
+    %passAt = arith.muli %pass, %c2048 : i32
+    %passT = tile.splat %passAt : tensor<2048xi32>
+    %at = arith.addi %bins, %passT : tensor<2048xi32>
+    %empty = arith.cmpi eq, %counts#0, %zeroH : tensor<2048xi32>
+    %target = arith.select %empty, %noneH, %at
+        : tensor<2048xi1>, tensor<2048xi32>
+    %old = tile.atomic add %sv[%target], %counts#0
+        : !tile.view<?xi32>[tensor<2048xi32>], tensor<2048xi32>
+    // One atomic reserves the program's candidate slots, and one scan of the
+    // per-lane counts gives each lane position its first slot; its columns,
+    // just read, are read again (from L2) and lane position p of every chunk
+    // takes the next slot of p's, without a scan per chunk. Rows gather only
+    // when all their candidates fit, so every reservation fits; the check
+    // guards the slots all the same.
+    %total = tile.reduce add %counts#1 along 0 : tensor<4096xi32>
+    %anyCand = arith.cmpi ne, %total, %c0 : i32
+    %write = arith.andi %gather, %anyCand : i1
+    scf.if %write {
+      %add = tile.splat %total : tensor<1xi32>
+      %candSlot = tile.splat %candAt : tensor<1xi32>
+      %base = tile.atomic add %sv[%candSlot], %add
+          : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+      %base0 = tile.reduce max %base along 0 : tensor<1xi32>
+      %reserved = arith.addi %base0, %total : i32
+      %room0 = arith.cmpi sle, %reserved, %cap : i32
+      scf.if %room0 {
+        %laneFirst = tile.scan add %counts#1 along 0 exclusive
+            : tensor<4096xi32>
+        %base0T = tile.splat %base0 : tensor<4096xi32>
+        %first0 = arith.addi %laneFirst, %base0T : tensor<4096xi32>
+        %fill = scf.for %j = %start to %end step %chunk
+            iter_args(%pos = %first0) -> (tensor<4096xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %cols = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
+          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+          %flip = arith.select %neg, %onesT, %signT
+              : tensor<4096xi1>, tensor<4096xi32>
+          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+          %key = arith.select %nan, %onesT, %ordered
+              : tensor<4096xi1>, tensor<4096xi32>
+          %atLeast = arith.cmpi uge, %key, %prefixT : tensor<4096xi32>
+          %isCand = arith.andi %valid, %atLeast : tensor<4096xi1>
+          %colPos = arith.addi %pos, %capT : tensor<4096xi32>
+          tile.scatter_store %key, %cv[%pos] mask %isCand
+              : !tile.view<?xi32>[tensor<4096xi32>], tensor<4096xi32>
+          tile.scatter_store %cols, %cv[%colPos] mask %isCand
+              : !tile.view<?xi32>[tensor<4096xi32>], tensor<4096xi32>
+          %c32 = arith.extui %isCand : tensor<4096xi1> to tensor<4096xi32>
+          %next = arith.addi %pos, %c32 : tensor<4096xi32>
+          scf.yield %next : tensor<4096xi32>
+        }
+      }
+    }
   }
-  // Non-zero bins into the row's histogram of this pass; empty bins aim
-  // outside the view and are skipped.
-  %pass256 = arith.muli %pass, %c256 : i32
-  %passT = tile.splat %pass256 : tensor<256xi32>
-  %at = arith.addi %bins, %passT : tensor<256xi32>
-  %empty = arith.cmpi eq, %counts, %zeroH : tensor<256xi32>
-  %target = arith.select %empty, %noneH, %at : tensor<256xi1>, tensor<256xi32>
-  %old = tile.atomic add %sv[%target], %counts
-      : !tile.view<?xi32>[tensor<256xi32>], tensor<256xi32>
+  // The last program of the row to finish this pass chooses its digit for
+  // all: its histogram is complete once every program has added to it.
+  tile.fence
+  %ticketAt = arith.addi %pass, %c6147 : i32
+  %ticketT = tile.splat %ticketAt : tensor<1xi32>
+  %oneT = tile.splat %c1 : tensor<1xi32>
+  %ticket = tile.atomic add %sv[%ticketT], %oneT
+      : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket0 = tile.reduce max %ticket along 0 : tensor<1xi32>
+  %parts = tile.num_programs x
+  %lastPart = arith.subi %parts, %c1 : i32
+  %isLast = arith.cmpi eq, %ticket0, %lastPart : i32
+  scf.if %isLast {
+    tile.fence
+    %hAt = arith.muli %pass, %c2048 : i32
+    %hist = tile.load %sv[%hAt] : tensor<2048xi32>
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+    %remT = tile.splat %sel#1 : tensor<2048xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+    %choice = arith.select %enough, %bins, %noneH
+        : tensor<2048xi1>, tensor<2048xi32>
+    %d = tile.reduce max %choice along 0 : tensor<2048xi32>
+    %dT = tile.splat %d : tensor<2048xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
+    %aboveH = arith.select %above, %hist, %zeroH
+        : tensor<2048xi1>, tensor<2048xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
+    %dsh = arith.shli %d, %shift : i32
+    %np = arith.ori %sel#0, %dsh : i32
+    %nr = arith.subi %sel#1, %skipped : i32
+    %two = tile.iota : tensor<2xi32>
+    %zero2 = tile.splat %c0 : tensor<2xi32>
+    %isP = arith.cmpi eq, %two, %zero2 : tensor<2xi32>
+    %npT = tile.splat %np : tensor<2xi32>
+    %nrT = tile.splat %nr : tensor<2xi32>
+    %out = arith.select %isP, %npT, %nrT : tensor<2xi1>, tensor<2xi32>
+    %pass2 = arith.muli %pass, %c2 : i32
+    %oAt = arith.addi %pass2, %c6152 : i32
+    tile.store %out, %sv[%oAt] : tensor<2xi32>
+    scf.if %first {
+      // The candidates of pass 1: elements of this digit or a larger one.
+      %atLeastH = arith.cmpi sge, %bins, %dT : tensor<2048xi32>
+      %keptH = arith.select %atLeastH, %hist, %zeroH
+          : tensor<2048xi1>, tensor<2048xi32>
+      %kept = tile.reduce add %keptH along 0 : tensor<2048xi32>
+      %keptT = tile.splat %kept : tensor<1xi32>
+      tile.store %keptT, %sv[6150] : tensor<1xi32>
+    }
+  }
   return
 }
 
 // Each 4096-column step waits on a reduction, a global atomic and a scan:
-// the kernel is latency-bound, so programs in flight matter. 80 registers
-// (no spills) fit three per SM against two at 109 (H200, 256 x 131072,
-// k = 1024: 122 -> 112 us).
+// the kernel is latency-bound where it reads whole rows, so programs in
+// flight matter. 80 registers (no spills) fit three per SM against two at
+// 109 (H200, 256 x 131072, k = 1024, every row read: 122 -> 112 us).
 func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
-                            %work: !tile.ptr<i64>, %batch: i32, %n: i32,
-                            %k: i32, %partLen: i32)
+                            %cand: !tile.ptr<i32>, %work: !tile.ptr<i64>,
+                            %batch: i32, %n: i32, %k: i32, %partLen: i32,
+                            %cap: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32, tile.max_registers = 80 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c4 = arith.constant 4 : i32
-  %c8 = arith.constant 8 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c10 = arith.constant 10 : i32
   %c16 = arith.constant 16 : i32
-  %c24 = arith.constant 24 : i32
+  %c21 = arith.constant 21 : i32
+  %c2048 = arith.constant 2048 : i32
   %cm1 = arith.constant -1 : i32
-  %c256 = arith.constant 256 : i32
-  %c1024 = arith.constant 1024 : i32
+  %c6144 = arith.constant 6144 : i32
   %low16 = arith.constant 65535 : i32
   %kmin = arith.constant -2147483648 : i32
   %l32 = arith.constant 32 : i64
   %chunk = arith.constant 4096 : i32
-  %stateLen = arith.constant 1040 : i32
+  %stateLen = arith.constant 6160 : i32
   %part = tile.program_id x
   %row = tile.program_id y
   %row64 = arith.extui %row : i32 to i64
@@ -2004,43 +2185,44 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[1040] strides[1] : !tile.view<?xi32>
+  %sv = tile.make_view %sRow[6160] strides[1] : !tile.view<?xi32>
+  %cap64 = arith.extui %cap : i32 to i64
+  %cap2 = arith.addi %cap64, %cap64 : i64
+  %cAt = arith.muli %row64, %cap2 : i64
+  %cRow = tile.addptr %cand, %cAt : !tile.ptr<i32>, i64
+  %cLen = arith.addi %cap, %cap : i32
+  %cv = tile.make_view %cRow[%cLen] strides[1] : !tile.view<?xi32>
   %wAt = arith.muli %row64, %k64 : i64
   %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
   %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
-  %bins = tile.iota : tensor<256xi32>
-  %zeroH = tile.splat %c0 : tensor<256xi32>
-  %noneH = tile.splat %cm1 : tensor<256xi32>
-  // The k-th key and how many equal to it are needed, from the histograms.
-  %sel:2 = scf.for %q = %c0 to %c4 step %c1
-      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-    %q256 = arith.muli %q, %c256 : i32
-    %hist = tile.load %sv[%q256] : tensor<256xi32>
-    %q8 = arith.muli %q, %c8 : i32
-    %qshift = arith.subi %c24, %q8 : i32
-    %fromTop = tile.scan add %hist along 0 reverse : tensor<256xi32>
-    %remT = tile.splat %rem : tensor<256xi32>
-    %enough = arith.cmpi sge, %fromTop, %remT : tensor<256xi32>
-    %cand = arith.select %enough, %bins, %noneH
-        : tensor<256xi1>, tensor<256xi32>
-    %d = tile.reduce max %cand along 0 : tensor<256xi32>
-    %dT = tile.splat %d : tensor<256xi32>
-    %above = arith.cmpi sgt, %bins, %dT : tensor<256xi32>
-    %aboveH = arith.select %above, %hist, %zeroH
-        : tensor<256xi1>, tensor<256xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<256xi32>
-    %dsh = arith.shli %d, %qshift : i32
-    %np = arith.ori %prefix, %dsh : i32
-    %nr = arith.subi %rem, %skipped : i32
-    scf.yield %np, %nr : i32, i32
-  }
+  // The candidates of pass 1, when they all fit, instead of the row.
+  %counted1 = tile.load %sv[6146] : tensor<1xi32>
+  %candCount = tile.reduce max %counted1 along 0 : tensor<1xi32>
+  %expectT = tile.load %sv[6150] : tensor<1xi32>
+  %expected = tile.reduce max %expectT along 0 : tensor<1xi32>
+  %capOn = arith.cmpi sgt, %cap, %c0 : i32
+  %fits = arith.cmpi sle, %expected, %cap : i32
+  %fromCand = arith.andi %capOn, %fits : i1
+  %limit = arith.select %fromCand, %candCount, %n : i32
+  %start = arith.muli %part, %partLen : i32
+  %active = arith.cmpi slt, %start, %limit : i32
+  scf.if %active {
+  %bins = tile.iota : tensor<2048xi32>
+  %zeroH = tile.splat %c0 : tensor<2048xi32>
+  %noneH = tile.splat %cm1 : tensor<2048xi32>
+  // The k-th key and how many equal to it are needed, as the last program
+  // of the row's third pass left them.
+  %thrT1 = tile.load %sv[6156] : tensor<1xi32>
+  %needT1 = tile.load %sv[6157] : tensor<1xi32>
+  %thr = tile.reduce max %thrT1 along 0 : tensor<1xi32>
+  %need = tile.reduce max %needT1 along 0 : tensor<1xi32>
   %lane = tile.iota : tensor<4096xi32>
   %zeroT = tile.splat %c0 : tensor<4096xi32>
   %onesT = tile.splat %cm1 : tensor<4096xi32>
   %signT = tile.splat %kmin : tensor<4096xi32>
-  %thrT = tile.splat %sel#0 : tensor<4096xi32>
-  %needT = tile.splat %sel#1 : tensor<4096xi32>
-  %aboveK = arith.subi %k, %sel#1 : i32
+  %thrT = tile.splat %thr : tensor<4096xi32>
+  %needT = tile.splat %need : tensor<4096xi32>
+  %aboveK = arith.subi %k, %need : i32
   %aboveT = tile.splat %aboveK : tensor<4096xi32>
   %low16T = tile.splat %low16 : tensor<4096xi32>
   %c16T = tile.splat %c16 : tensor<4096xi32>
@@ -2048,26 +2230,33 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %two = tile.iota : tensor<2xi32>
   %zero2 = tile.splat %c0 : tensor<2xi32>
   %isGt2 = arith.cmpi eq, %two, %zero2 : tensor<2xi32>
-  %base2 = tile.splat %c1024 : tensor<2xi32>
+  %base2 = tile.splat %c6144 : tensor<2xi32>
   %counters = arith.addi %two, %base2 : tensor<2xi32>
-  %start = arith.muli %part, %partLen : i32
-  %left = arith.subi %n, %start : i32
+  %left = arith.subi %limit, %start : i32
   %len = arith.minsi %left, %partLen : i32
   %end = arith.addi %start, %len : i32
   %endT = tile.splat %end : tensor<4096xi32>
   scf.for %j = %start to %end step %chunk : i32 {
     %jT = tile.splat %j : tensor<4096xi32>
-    %cols = arith.addi %lane, %jT : tensor<4096xi32>
-    %valid = arith.cmpi slt, %cols, %endT : tensor<4096xi32>
-    %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-    %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-    %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-    %flip = arith.select %neg, %onesT, %signT
-        : tensor<4096xi1>, tensor<4096xi32>
-    %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-    %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-    %key = arith.select %nan, %onesT, %ordered
-        : tensor<4096xi1>, tensor<4096xi32>
+    %lanes = arith.addi %lane, %jT : tensor<4096xi32>
+    %valid = arith.cmpi slt, %lanes, %endT : tensor<4096xi32>
+    %key, %cols = scf.if %fromCand -> (tensor<4096xi32>, tensor<4096xi32>) {
+      %ckey = tile.load %cv[%j] mask %valid : tensor<4096xi32>
+      %jCol = arith.addi %j, %cap : i32
+      %ccol = tile.load %cv[%jCol] mask %valid : tensor<4096xi32>
+      scf.yield %ckey, %ccol : tensor<4096xi32>, tensor<4096xi32>
+    } else {
+      %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+      %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+      %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+      %flip = arith.select %neg, %onesT, %signT
+          : tensor<4096xi1>, tensor<4096xi32>
+      %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+      %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+      %xkey = arith.select %nan, %onesT, %ordered
+          : tensor<4096xi1>, tensor<4096xi32>
+      scf.yield %xkey, %lanes : tensor<4096xi32>, tensor<4096xi32>
+    }
     %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
     %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
     %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
@@ -2111,6 +2300,7 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
       tile.scatter_store %packed, %wv[%pos] mask %take
           : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
     }
+  }
   }
   return
 }

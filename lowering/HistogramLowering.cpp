@@ -1,9 +1,11 @@
 //===- HistogramLowering.cpp - counting through shared atomics -----------===//
 //
-// The bins live in shared scratch: threads zero the bins they hold in the
-// result layout, add each counted element with a `red.shared.add.u32`
-// predicated on it being counted (in range and under the mask), and read
-// their bins back after a barrier.
+// tile.histogram: the bins live in shared scratch: threads zero the bins
+// they hold in the result layout, add each counted element with a
+// `red.shared.add.u32` predicated on it being counted (in range and under
+// the mask), and read their bins back after a barrier.
+// tile.histogram_add: the same adds into a buffer of tile.alloc_shared,
+// without the zeroing, the read-back or any barrier.
 //
 // No warp aggregation: grouping a warp's lanes by bin with match.any
 // before the adds (one add per group) cost more than the address conflicts
@@ -41,30 +43,67 @@ void addToSharedIf(OpBuilder &b, Location loc, Value pred, Value addr,
       /*operand_attrs=*/ArrayAttr());
 }
 
+/// Counting needs the values in registers and each mask bit in the thread
+/// of its value; reports what is missing on `op`.
+LogicalResult checkCountedLayouts(Operation *op, Value src, Value mask) {
+  auto srcType = cast<RankedTensorType>(src.getType());
+  if (failed(getDistribution(srcType))) {
+    op->emitOpError("tile has no register layout; run "
+                    "tile-assign-layouts first");
+    return failure();
+  }
+  if (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
+                  srcType.getEncoding()) {
+    op->emitOpError("mask must have the layout of the values");
+    return failure();
+  }
+  return success();
+}
+
+/// One predicated shared add per element of `values` in `[0, bins)` whose
+/// `mask` bit (when there is a mask) is set, at the address `addressOf`
+/// gives its bin (an i32 shared-window address).
+void addCounts(OpBuilder &b, Location loc, ValueRange values, ValueRange mask,
+               int64_t bins, function_ref<Value(Value)> addressOf) {
+  Type i32 = b.getI32Type();
+  Value one = i32Const(b, loc, 1);
+  for (auto [e, value] : llvm::enumerate(values)) {
+    Type type = value.getType();
+    // Unsigned compare also rejects negative values.
+    Value counted = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::ult, value,
+        LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bins)));
+    if (!mask.empty())
+      counted = LLVM::AndOp::create(b, loc, counted, mask[e]);
+    Value bin = value;
+    if (type.getIntOrFloatBitWidth() > 32)
+      bin = LLVM::TruncOp::create(b, loc, i32, value);
+    else if (type.getIntOrFloatBitWidth() < 32)
+      bin = LLVM::ZExtOp::create(b, loc, i32, value);
+    Value safeBin =
+        LLVM::SelectOp::create(b, loc, counted, bin, i32Const(b, loc, 0));
+    addToSharedIf(b, loc, counted, addressOf(safeBin), one);
+  }
+}
+
 struct HistogramLowering : public OpConversionPattern<HistogramOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(HistogramOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    FailureOr<Distribution> src = getDistribution(srcType);
+    if (failed(checkCountedLayouts(op, op.getSrc(), op.getMask())))
+      return failure();
     FailureOr<Distribution> result = getDistribution(resultType);
-    if (failed(src) || failed(result))
+    if (failed(result))
       return op.emitOpError("tile has no register layout; run "
                             "tile-assign-layouts first");
-    if (op.getMask() &&
-        cast<RankedTensorType>(op.getMask().getType()).getEncoding() !=
-            srcType.getEncoding())
-      return op.emitOpError("mask must have the layout of the values");
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Type i32 = b.getI32Type();
     int64_t bins = resultType.getNumElements();
-    ValueRange values = adaptor.getSrc();
-    ValueRange mask = adaptor.getMask();
 
     ctaBarrier(b, loc);
     ThreadPosition resultPos = getThreadPosition(b, loc, *result);
@@ -74,26 +113,11 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
       storeScratch(b, loc, op, i32Const(b, loc, 0), binOf.back());
     }
     ctaBarrier(b, loc);
-    Value one = i32Const(b, loc, 1);
-    for (auto [e, value] : llvm::enumerate(values)) {
-      Type type = value.getType();
-      // Unsigned compare also rejects negative values.
-      Value counted = LLVM::ICmpOp::create(
-          b, loc, LLVM::ICmpPredicate::ult, value,
-          LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bins)));
-      if (!mask.empty())
-        counted = LLVM::AndOp::create(b, loc, counted, mask[e]);
-      Value bin = value;
-      if (type.getIntOrFloatBitWidth() > 32)
-        bin = LLVM::TruncOp::create(b, loc, i32, value);
-      else if (type.getIntOrFloatBitWidth() < 32)
-        bin = LLVM::ZExtOp::create(b, loc, i32, value);
-      Value safeBin =
-          LLVM::SelectOp::create(b, loc, counted, bin, i32Const(b, loc, 0));
-      Value addr = LLVM::PtrToIntOp::create(
-          b, loc, i32, getScratchAddress(b, loc, op, i32, safeBin));
-      addToSharedIf(b, loc, counted, addr, one);
-    }
+    addCounts(b, loc, adaptor.getSrc(), adaptor.getMask(), bins,
+              [&](Value bin) {
+                return LLVM::PtrToIntOp::create(
+                    b, loc, i32, getScratchAddress(b, loc, op, i32, bin));
+              });
     ctaBarrier(b, loc);
     SmallVector<Value> counts;
     for (Value bin : binOf)
@@ -102,9 +126,34 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
     return success();
   }
 };
+/// The adds alone, into the op's buffer: the bins and the barriers around
+/// them belong to whoever made the buffer.
+struct HistogramAddLowering : public OpConversionPattern<HistogramAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(HistogramAddOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkCountedLayouts(op, op.getSrc(), op.getMask())))
+      return failure();
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i32 = b.getI32Type();
+    Value base = adaptor.getBuffer().front();
+    addCounts(b, loc, adaptor.getSrc(), adaptor.getMask(),
+              op.getBuffer().getType().getShape()[0], [&](Value bin) {
+                Value at = LLVM::GEPOp::create(b, loc, base.getType(), i32,
+                                               base, ValueRange{bin});
+                return LLVM::PtrToIntOp::create(b, loc, i32, at);
+              });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateHistogramPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns) {
-  patterns.add<HistogramLowering>(converter, patterns.getContext());
+  patterns.add<HistogramLowering, HistogramAddLowering>(converter,
+                                                        patterns.getContext());
 }

@@ -25,6 +25,8 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
   // One kernel per configuration of each kernel template.
   pm.addPass(createTileInstantiate());
+  // Running histograms of loops counted in shared memory.
+  pm.addPass(createTileAccumulateHistograms());
   // Hardware mapping at tile level.
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());

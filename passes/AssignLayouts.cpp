@@ -99,6 +99,14 @@ private:
     operand.set(converted);
   }
 
+  /// Counting pairs each value with its mask bit in the same thread.
+  template <typename HistogramLike>
+  void alignMaskWithValues(HistogramLike histogram) {
+    if (Value mask = histogram.getMask())
+      convertOperand(histogram.getMaskMutable()[0],
+                     withLayout(mask.getType(), layoutOf(histogram.getSrc())));
+  }
+
   void setLayout(Value value, Attribute layout) {
     value.setType(withLayout(value.getType(), layout));
   }
@@ -282,6 +290,10 @@ private:
                        withLayout(mask.getType(), layout));
       return success();
     }
+    if (auto histogram = dyn_cast<HistogramAddOp>(op)) {
+      alignMaskWithValues(histogram);
+      return success();
+    }
     if (llvm::none_of(op->getResultTypes(), needsLayout))
       return success();
 
@@ -290,11 +302,7 @@ private:
     if (auto scatter = dyn_cast<ScatterOp>(op))
       return visitScatter(scatter);
     if (auto histogram = dyn_cast<HistogramOp>(op)) {
-      // Counting pairs each value with its mask bit in the same thread.
-      if (Value mask = histogram.getMask())
-        convertOperand(
-            histogram.getMaskMutable()[0],
-            withLayout(mask.getType(), layoutOf(histogram.getSrc())));
+      alignMaskWithValues(histogram);
       setDefault(histogram.getResult());
       return success();
     }

@@ -29,6 +29,23 @@ def TileInstantiate : Pass<"tile-instantiate", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileAccumulateHistograms
+    : Pass<"tile-accumulate-histograms", "::mlir::ModuleOp"> {
+  let summary = "keep a loop's running histogram in shared memory";
+  let description = [{
+    A loop that adds a `tile.histogram` to a loop-carried tile of bins
+    each iteration (`%hn = arith.addi %h, %hc`, yielded as the next `%h`)
+    becomes a shared buffer of bins (`tile.alloc_shared`) that is set to
+    the initial bins before the loop, counted into with
+    `tile.histogram_add` (shared atomics, no barrier) in each iteration,
+    and read once after it (`tile.load_shared`), with `tile.barrier`s
+    around. Each iteration then skips zeroing the histogram's scratch, two
+    barriers and reading every bin back. Runs before layouts are assigned.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile a thread layout";
   let description = [{

@@ -95,9 +95,9 @@ Value getWrittenView(Operation *op) {
 }
 
 /// Whether the writes of `op` (an op of `body`, or ops nested in it)
-/// provably miss every load of `body`: each is a tile.store,
-/// tile.scatter_store or tile.atomic through a tile.noalias kernel argument
-/// that no load or gather of the body reads through.
+/// provably miss every load of `body`: each goes to a shared buffer, or is
+/// a tile.store, tile.scatter_store or tile.atomic through a tile.noalias
+/// kernel argument that no load or gather of the body reads through.
 bool writesApartFromLoads(Operation *op, Block *body) {
   DenseSet<BlockArgument> read;
   bool readUnknown = false;
@@ -117,6 +117,9 @@ bool writesApartFromLoads(Operation *op, Block *body) {
   if (readUnknown)
     return false;
   WalkResult result = op->walk([&](Operation *nested) {
+    // Shared buffers are never the global memory loads read.
+    if (isa<HistogramAddOp, StoreSharedOp>(nested))
+      return WalkResult::advance();
     Value view = getWrittenView(nested);
     if (!view) {
       if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))

@@ -104,15 +104,20 @@ constexpr int kLargeChunk = 2048;
 constexpr int kMergeFanout = 2048;
 constexpr int64_t kMaxGridY = 65535;
 constexpr char kHistKernelName[] = "topk_hist_f32";
+constexpr char kGatherKernelName[] = "topk_gather_f32";
 constexpr char kCollectKernelName[] = "topk_collect_f32";
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
-// per row (four 256-bin histograms, two counts, padding), the programs it
+// per row (three 2048-bin histograms, three counts, a ticket per pass, the
+// digits chosen after each pass, padding), the programs it
 // aims at in all (8 per SM of an H200), and where it takes over: rows of
 // at least kLongRowsMinN columns, at most kLongRowsMaxBatch of them (both
 // to be measured). 32000: the one-program-per-row kernel measured 87.8 -
 // 109 us at batch 1 - 4 on rows of 32000 (k = 256 - 2048) on the H200,
 // the long-rows path 50.8 - 54.9 us on rows four times longer.
-constexpr int kRowStateWords = 1040;
+constexpr int kRowStateWords = 6160;
+constexpr int kRadixPasses = 3;
+// Candidate slots per row gathered by the second pass (LongRowsCandidates).
+constexpr int64_t kLongRowsMinCandidates = 32768;
 constexpr int64_t kLongRowsPrograms = 1056;
 constexpr int64_t kLongRowsMinN = 32000;
 constexpr int64_t kLongRowsMaxBatch = 256;
@@ -303,18 +308,21 @@ int LongRowsPartLen(int64_t batch, int64_t n) {
   return int(((chunks + wanted - 1) / wanted) * 4096);
 }
 
-// The long-rows path: four launches of topk_hist_f32 (one per digit) and
-// topk_collect_f32 over (parts, rows), the row state cleared first, then
-// SortSlots.
+// The long-rows path: three radix passes over (parts, rows), the row state
+// cleared first: topk_hist_f32, topk_gather_f32 (the second digit, and each
+// row's candidates gathered into LongRowsCandidates(n, k) slots, which the
+// third pass and the collection read instead of the row where they all
+// fit), topk_hist_f32; then topk_collect_f32 and SortSlots.
 absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                           float *values, int64_t *indices, CUstream stream) {
-  absl::StatusOr<std::vector<const Kernel *>> kernels =
-      GetKernels(device, {kHistKernelName, kCollectKernelName,
-                          kSortChunksKernelName, kMergeKernelName});
+  absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
+      device, {kHistKernelName, kGatherKernelName, kCollectKernelName,
+               kSortChunksKernelName, kMergeKernelName});
   if (!kernels.ok())
     return kernels.status();
-  const Kernel &hist = *(*kernels)[0], &collect = *(*kernels)[1],
-               &sort = *(*kernels)[2], &merge = *(*kernels)[3];
+  const Kernel &hist = *(*kernels)[0], &gather = *(*kernels)[1],
+               &collect = *(*kernels)[2], &sort = *(*kernels)[3],
+               &merge = *(*kernels)[4];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -323,37 +331,41 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
     return scope.status();
   const int partLen = LongRowsPartLen(batch, n);
   const uint32_t parts = uint32_t((int64_t(n) + partLen - 1) / partLen);
+  const int cap = LongRowsCandidates(n, k);
   const size_t rowBytes = size_t(k) * 8;
   const size_t stateWords = size_t(batch) * kRowStateWords;
   const ScratchRequest requests[] = {
       {size_t(batch) * rowBytes, /*zeroed=*/false},
       {size_t(batch) * rowBytes, /*zeroed=*/false},
-      {stateWords * 4, /*zeroed=*/false}};
+      {stateWords * 4, /*zeroed=*/false},
+      {std::max<size_t>(1, size_t(batch) * size_t(cap) * 8), /*zeroed=*/false}};
   return ScratchFor(**driver, hist.context())
       .Use(
           stream, requests,
           [&](absl::Span<const cu::CUdeviceptr> buffers) -> absl::Status {
-            const cu::CUdeviceptr state = buffers[2];
+            const cu::CUdeviceptr state = buffers[2], cand = buffers[3];
             TILEC_RETURN_IF_ERROR((*driver)->Check(
                 (*driver)->api().cuMemsetD32Async(state, 0, stateWords, stream),
                 "cuMemsetD32Async"));
             const Dim3 grid = {parts, uint32_t(batch), 1};
-            for (int pass = 0; pass < 4; ++pass) {
+            for (int pass = 0; pass < kRadixPasses; ++pass) {
               const KernelArg args[] = {
-                  KernelArg::Ptr(x),      KernelArg::DevicePtr(state),
-                  KernelArg::I32(batch),  KernelArg::I32(n),
-                  KernelArg::I32(k),      KernelArg::I32(pass),
-                  KernelArg::I32(partLen)};
+                  KernelArg::Ptr(x),          KernelArg::DevicePtr(state),
+                  KernelArg::DevicePtr(cand), KernelArg::I32(batch),
+                  KernelArg::I32(n),          KernelArg::I32(k),
+                  KernelArg::I32(pass),       KernelArg::I32(partLen),
+                  KernelArg::I32(cap)};
+              const Kernel &pass1 = cap > 0 ? gather : hist;
               TILEC_RETURN_IF_ERROR(
-                  hist.Launch(grid, args, stream, PointerCheck::kSkip));
+                  (pass == 1 ? pass1 : hist)
+                      .Launch(grid, args, stream, PointerCheck::kSkip));
             }
-            const KernelArg args[] = {KernelArg::Ptr(x),
-                                      KernelArg::DevicePtr(state),
-                                      KernelArg::DevicePtr(buffers[0]),
-                                      KernelArg::I32(batch),
-                                      KernelArg::I32(n),
-                                      KernelArg::I32(k),
-                                      KernelArg::I32(partLen)};
+            const KernelArg args[] = {
+                KernelArg::Ptr(x),          KernelArg::DevicePtr(state),
+                KernelArg::DevicePtr(cand), KernelArg::DevicePtr(buffers[0]),
+                KernelArg::I32(batch),      KernelArg::I32(n),
+                KernelArg::I32(k),          KernelArg::I32(partLen),
+                KernelArg::I32(cap)};
             TILEC_RETURN_IF_ERROR(
                 collect.Launch(grid, args, stream, PointerCheck::kSkip));
             return SortSlots(sort, merge, buffers[0], buffers[1], batch, k,
@@ -413,6 +425,17 @@ const char *TopKStrategyName(TopKStrategy strategy) {
     return "large_k";
   }
   return "unknown";
+}
+
+// Candidate slots per row of the long-rows path: room for twice k and at
+// least kLongRowsMinCandidates (k plus one 2048th of a row of normally
+// distributed values is typical; values uniform in [0, 1) put an eighth of
+// the row in the top digit's bin, 16384 of 131072 columns), never more
+// than the row; 0 (no gathering) where that would be the whole row, which
+// the later passes then read anyway.
+int LongRowsCandidates(int64_t n, int64_t k) {
+  const int64_t cap = std::max<int64_t>(kLongRowsMinCandidates, 2 * k);
+  return cap >= n ? 0 : int(cap);
 }
 
 const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count) {

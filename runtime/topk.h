@@ -58,6 +58,10 @@ const char *TopKStrategyName(TopKStrategy strategy);
 // program per SM, topk_split_f32_r128 (two per SM) beyond.
 const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count);
 
+// Candidate slots per row of the long-rows path (topk_gather_f32): room for
+// 2k and at least 32768, or 0 (no gathering) where that reaches n.
+int LongRowsCandidates(int64_t n, int64_t k);
+
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
 // views take 32-bit extents; their addresses are 64-bit, so batch * n may

@@ -670,3 +670,20 @@ func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.restrict}) attributes {tile
 func.func @shared_reserve_negative() attributes {tile.kernel, tile.shared_reserve = -1 : i64} {
   return
 }
+
+// -----
+
+func.func @histogram_add_counts(%t: tensor<16xi32>) {
+  %b = tile.alloc_shared : !tile.smem<8xi64>
+  // expected-error @+1 {{counts into an i32 buffer, got 'i64'}}
+  tile.histogram_add %t, %b : tensor<16xi32>, !tile.smem<8xi64>
+  return
+}
+
+// -----
+
+func.func @histogram_add_rank(%t: tensor<16xi32>, %b: !tile.smem<2x8xi32>) {
+  // expected-error @+1 {{counts into a rank-1 buffer of bins, got rank 2}}
+  tile.histogram_add %t, %b : tensor<16xi32>, !tile.smem<2x8xi32>
+  return
+}

@@ -131,13 +131,23 @@
 // ROWS-NOT: bar.sync
 // ROWS-LABEL: .entry topk_rows_select_w64_r8(
 // ROWS-NOT: bar.sync
-// ROWS-LABEL: .entry topk_hist_f32(
+// ROWS-LABEL: .entry topk_gather_f32(
 
 // Few long rows: each program's histogram added to the row's (global
 // atomics, one bin per thread), and one atomic reserving a chunk's slots.
-// CHECK-LABEL: .entry topk_hist_f32(
+// The bins of a program stay in shared memory across its chunks
+// (tile-accumulate-histograms): its loop over the row has no barrier, only
+// the shared adds.
+// CHECK-LABEL: .entry topk_gather_f32(
 // CHECK-DAG: red.shared.add.u32
 // CHECK-DAG: atom.global.add.u32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry topk_hist_f32(
+// CHECK: @p red.shared.add.u32
+// CHECK-NOT: bar.sync
+// CHECK-COUNT-7: @p red.shared.add.u32
+// CHECK: bar.sync
+// CHECK: atom.global.add.u32
 // CHECK-LABEL: .entry topk_collect_f32(
 // CHECK-DAG: atom.global.add.u32
 // CHECK-DAG: st.global.b32
@@ -150,6 +160,9 @@
 // META: "name": "topk_rows_w1024_r1"
 // META: "name": "topk_rows_max_w1024"
 // META: "name": "topk_rows_select_w1024"
+// META: "name": "topk_gather_f32"
+// META: "name": "cand"
+// META: "name": "cap"
 // META: "name": "topk_hist_f32"
 // META: "name": "pass"
 // META: "name": "partLen"

@@ -36,3 +36,25 @@ func.func @count(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_
   tile.store %h, %v[%c0] : tensor<256xi32>, !tile.view<?xi32>
   return
 }
+
+// tile.histogram_add: the same predicated adds into the buffer, with no
+// barrier and no scratch of its own (the buffer is 1 KiB).
+// CHECK-LABEL: llvm.func @tally_into
+// CHECK-SAME: shared_bytes = 1024
+// CHECK-NOT: nvvm.barrier0
+// CHECK-COUNT-8: @p red.shared.add.u32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+// PTX-LABEL: .entry tally_into
+// PTX-NOT: bar.sync
+// PTX-COUNT-8: @p red.shared.add.u32
+// PTX-NOT: bar.sync
+// PTX: ret;
+func.func @tally_into(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %buf = tile.alloc_shared : !tile.smem<256xi32>
+  %v = tile.make_view %p[%n] strides[1] : !tile.view<?xi32>
+  %t = tile.load %v[%c0] : tensor<1024xi32>
+  tile.histogram_add %t, %buf : tensor<1024xi32>, !tile.smem<256xi32>
+  return
+}

@@ -42,7 +42,8 @@ struct Case {
     kDenormals,
     kRandInt,
     kNegInf,
-    kUlps
+    kUlps,
+    kBucket
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -113,6 +114,17 @@ std::vector<float> MakeInput(const Case &c) {
         row[i] = r % 4 == 3 || rng() % 2 ? -inf : normal(rng);
       if (r % 4 != 3)
         row[rng() % c.n] = std::numeric_limits<float>::quiet_NaN();
+      break;
+    }
+    case Case::kBucket: {
+      // int(scale) keys in [1, 1.0625), one top radix digit, spread over
+      // the row; the rest below -1. With k below that count, the long-rows
+      // path's candidates are exactly those keys.
+      const int hi = int(c.scale);
+      for (int i = 0; i < c.n; ++i)
+        row[i] = -1.0f - float(rng() % 4096) / 4096.0f;
+      for (int i = 0; i < hi && i < c.n; ++i)
+        row[int64_t(i) * c.n / hi] = 1.0f + float(rng() % 4096) / 65536.0f;
       break;
     }
     case Case::kUlps: {
@@ -369,6 +381,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"long_zeros", 2, 100000, 3000, Case::kSignedZeros, 1.0f},
         Case{"long_denormals", 2, 100000, 100, Case::kDenormals, 1.0f},
         Case{"long_spikes", 4, 131072, 80, Case::kConstantSpikes, 1.0f},
+        // The candidates gathered by the second pass: exactly its 32768
+        // slots, and one more (the row is read again instead); 2k slots.
+        Case{"long_candidates_fit", 3, 100000, 300, Case::kBucket, 32768.0f},
+        Case{"long_candidates_over", 3, 100000, 300, Case::kBucket, 32769.0f},
+        Case{"long_candidates_k17000", 2, 100000, 17000, Case::kBucket,
+             34000.0f},
         // row | large k: k = 2048 | 2049.
         Case{"row_k2048", 3, 5000, 2048, Case::kRandn, 1.0f},
         Case{"large_k2049", 3, 5000, 2049, Case::kRandn, 1.0f},

@@ -104,6 +104,19 @@ TEST(TopKStrategyTest, SplitInstanceFollowsTheGrid) {
   EXPECT_STREQ(TopKSplitKernelName(67, 8192, 148), "topk_split_f32");
 }
 
+// The long-rows path's candidate slots: 2k, at least 32768, none where
+// that would cover the row.
+TEST(TopKStrategyTest, LongRowsCandidateSlots) {
+  EXPECT_EQ(LongRowsCandidates(131072, 1024), 32768);
+  EXPECT_EQ(LongRowsCandidates(131072, 16384), 32768);
+  EXPECT_EQ(LongRowsCandidates(131072, 16385), 32770);
+  EXPECT_EQ(LongRowsCandidates(1000000, 100000), 200000);
+  EXPECT_EQ(LongRowsCandidates(32769, 1), 32768);
+  EXPECT_EQ(LongRowsCandidates(32768, 1), 0);
+  EXPECT_EQ(LongRowsCandidates(131072, 65536), 0);
+  EXPECT_EQ(LongRowsCandidates(131072, 65535), 131070);
+}
+
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
