@@ -1909,7 +1909,6 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %c2048 = arith.constant 2048 : i32
   %cm1 = arith.constant -1 : i32
   %kmin = arith.constant -2147483648 : i32
-  %l32 = arith.constant 32 : i64
   %chunk = arith.constant 4096 : i32
   %stateLen = arith.constant 6160 : i32
   %candAt = arith.constant 6146 : i32
@@ -1992,7 +1991,6 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %zeroT = tile.splat %c0 : tensor<4096xi32>
     %onesT = tile.splat %cm1 : tensor<4096xi32>
     %signT = tile.splat %kmin : tensor<4096xi32>
-    %l32T = tile.splat %l32 : tensor<4096xi64>
     %capT = tile.splat %cap : tensor<4096xi32>
     %left = arith.subi %limit, %start : i32
     %len = arith.minsi %left, %partLen : i32
@@ -2160,13 +2158,7 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
                             %cap: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32, tile.max_registers = 80 : i32} {
   %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %c2 = arith.constant 2 : i32
-  %c3 = arith.constant 3 : i32
-  %c10 = arith.constant 10 : i32
   %c16 = arith.constant 16 : i32
-  %c21 = arith.constant 21 : i32
-  %c2048 = arith.constant 2048 : i32
   %cm1 = arith.constant -1 : i32
   %c6144 = arith.constant 6144 : i32
   %low16 = arith.constant 65535 : i32
@@ -2207,9 +2199,6 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %start = arith.muli %part, %partLen : i32
   %active = arith.cmpi slt, %start, %limit : i32
   scf.if %active {
-  %bins = tile.iota : tensor<2048xi32>
-  %zeroH = tile.splat %c0 : tensor<2048xi32>
-  %noneH = tile.splat %cm1 : tensor<2048xi32>
   // The k-th key and how many equal to it are needed, as the last program
   // of the row's third pass left them.
   %thrT1 = tile.load %sv[6156] : tensor<1xi32>

@@ -355,10 +355,10 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                   KernelArg::I32(n),          KernelArg::I32(k),
                   KernelArg::I32(pass),       KernelArg::I32(partLen),
                   KernelArg::I32(cap)};
-              const Kernel &pass1 = cap > 0 ? gather : hist;
+              // Pass 1 gathers candidates where there are slots for them.
+              const Kernel &kernel = pass == 1 && cap > 0 ? gather : hist;
               TILEC_RETURN_IF_ERROR(
-                  (pass == 1 ? pass1 : hist)
-                      .Launch(grid, args, stream, PointerCheck::kSkip));
+                  kernel.Launch(grid, args, stream, PointerCheck::kSkip));
             }
             const KernelArg args[] = {
                 KernelArg::Ptr(x),          KernelArg::DevicePtr(state),
