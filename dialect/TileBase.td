@@ -78,6 +78,15 @@ def Tile_Dialect : Dialect {
     /// rows (grid y) side by side so that neighbours share operands in L2.
     static constexpr llvm::StringLiteral kPersistentAttrName =
         "tile.persistent";
+    /// Bool attribute of a kernel: run its tcgen05 GEMM dot on CTA pairs
+    /// (sm_100a, cta_group::2). Programs launch in clusters of two along
+    /// grid y; both stage their own A rows and half of B's rows, and the
+    /// even one issues one M = 256 tcgen05.mma for the pair, each program's
+    /// accumulator rows landing in its own tensor memory.
+    static constexpr llvm::StringLiteral kCtaPairAttrName = "tile.cta_pair";
+    /// Array attribute of a `tile.instances` entry: the targets the
+    /// instance is made for (tile-instantiate skips it for others).
+    static constexpr llvm::StringLiteral kTargetsAttrName = "tile.targets";
     /// Unit attribute on the scf.for of tile-persistent: the loop over a
     /// persistent kernel's tiles, whose pipelining rings run across its
     /// iterations.

@@ -280,6 +280,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' is a bool on a func.func";
     return success();
   }
+  // Kept on the lowered kernel too, where the tcgen05 lowering reads it.
+  if (name == kCtaPairAttrName) {
+    if (!isa<FunctionOpInterface>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a bool on a kernel";
+    return success();
+  }
   if (name == kTargetAttrName) {
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitError()

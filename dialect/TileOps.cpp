@@ -809,10 +809,15 @@ LogicalResult LoadStageOp::verify() {
   if (failed(verifyStagedBuffer(*this, buffer)))
     return failure();
   auto tile = cast<RankedTensorType>(getResult().getType());
-  if (tile.getShape() != buffer.getShape().drop_front() ||
+  // A paired stage holds half of the rows (this program's of a CTA pair).
+  SmallVector<int64_t> stage(buffer.getShape().drop_front());
+  if (getPaired() && !stage.empty())
+    stage.front() *= 2;
+  if (tile.getShape() != ArrayRef<int64_t>(stage) ||
       tile.getElementType() != buffer.getElementType())
-    return emitOpError() << "result " << tile
-                         << " is not one stage of the buffer " << buffer;
+    return emitOpError() << "result " << tile << " is not "
+                         << (getPaired() ? "twice the rows of " : "")
+                         << "one stage of the buffer " << buffer;
   // The stage is read where the dots are, so nothing else may consume it.
   for (Operation *user : getResult().getUsers()) {
     if (isa<DotOp>(user))

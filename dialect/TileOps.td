@@ -270,14 +270,18 @@ def Tile_LoadStageOp : Tile_Op<"load_stage", [MemoryEffects<[MemRead]>]> {
     (directly as A, or as B through `tile.transpose` of the N×K rows): the
     tensor cores read the stage in place, through `ldmatrix` or wgmma
     shared-memory descriptors, where the dot is. The stage must not be
-    written between this op and those dots.
+    written between this op and those dots. With `paired` (a tcgen05 dot
+    of a CTA pair, `tile.cta_pair`), the stage holds half of the `R` rows,
+    this program's; the pair's other program holds the other half at the
+    same place, and the dot reads both.
 
     ```mlir
     %a = tile.load_stage %ring[%stage]
         : !tile.smem<3x128x64xbf16, #tile.swizzle<128>> -> tensor<128x64xbf16>
     ```
   }];
-  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage);
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage,
+                       UnitAttr:$paired);
   let results = (outs Tile_Tile:$result);
   let assemblyFormat = [{
     $buffer `[` $stage `]` attr-dict `:` qualified(type($buffer)) `->`
@@ -470,6 +474,9 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     read as zero. Each landed byte counts towards the transaction count of
     mbarrier `barrier` of `barriers`; a `tile.mbarrier_expect` announces
     them. The copies are issued by threads of the program's first warp.
+    With `leader_barrier` (programs paired for tcgen05, `tile.cta_pair`),
+    the bytes count on that barrier of the pair's even program instead
+    (`.cta_group::2`), which waits for both programs' copies.
 
     ```mlir
     tile.tma_copy %map[%row, %k], %ring[%stage], %bars[%stage]
@@ -480,7 +487,8 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
                        Tile_SharedBufferType:$buffer, I32:$stage,
-                       Tile_SharedBufferType:$barriers, I32:$barrier);
+                       Tile_SharedBufferType:$barriers, I32:$barrier,
+                       UnitAttr:$leader_barrier);
   let assemblyFormat = [{
     $map `[` $offsets `]` `,` $buffer `[` $stage `]` `,` $barriers `[`
     $barrier `]` attr-dict `:` qualified(type($map)) `,`

@@ -18,7 +18,10 @@
 // (tile-pipeline-loads' warp specialization); _p instances are
 // persistent (tile-persistent): one wave of programs walks the tiles in
 // groups of 8 tile rows, the producer warp loading the next tile while the
-// consumers store the last.
+// consumers store the last. _pair instances exist for sm_100a only
+// (tile.targets): programs m and m + 1 of a cluster of two share one
+// tcgen05 instruction of 256 rows (tile.cta_pair), each staging half of
+// the w tile.
 //
 // The passes choose where the operands go and which tensor-core
 // instruction multiplies them (wgmma on sm_90a; mma.sync m16n8k16 for
@@ -88,7 +91,12 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                   gemm_fp8_128x256_ws_p = {T = f8E4M3FN, BK = 128 : i32,
                                            BN = 256 : i32,
                                            "tile.warp_specialize" = true,
-                                           "tile.persistent" = 8 : i32}}} {
+                                           "tile.persistent" = 8 : i32},
+                  gemm_bf16_pair = {BN = 256 : i32, "tile.cta_pair" = true,
+                                    "tile.targets" = ["sm_100a"]},
+                  gemm_fp8_pair = {T = f8E4M3FN, BK = 128 : i32,
+                                   BN = 256 : i32, "tile.cta_pair" = true,
+                                   "tile.targets" = ["sm_100a"]}}} {
   %c0 = arith.constant 0 : i32
   %bm = tile.param "BM" : i32
   %bn = tile.param "BN" : i32

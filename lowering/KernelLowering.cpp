@@ -93,7 +93,12 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
     return fail();
   TensorMapType type = op.getResult().getType();
   SmallVector<int64_t> box(type.getBox());
-  return b.getDictionaryAttr({
+  // A kernel with no tile.view_aligned switch reads through TMA alone: the
+  // runtime must refuse views a tensor map cannot describe.
+  bool required =
+      !func.walk([](ViewAlignedOp) { return WalkResult::interrupt(); })
+           .wasInterrupted();
+  SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("param", b.getI64IntegerAttr(param)),
       b.getNamedAttr("elem",
                      b.getStringAttr(elementName(type.getElementType()))),
@@ -101,10 +106,20 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
       b.getNamedAttr("sizes", b.getArrayAttr(sizes)),
       b.getNamedAttr("strides", b.getArrayAttr(strides)),
       b.getNamedAttr("box", b.getI64ArrayAttr(box)),
-      b.getNamedAttr("swizzle",
-                     b.getI64IntegerAttr(
-                         cast<SwizzleAttr>(type.getSwizzle()).getBytes())),
-  });
+      b.getNamedAttr(
+          "swizzle",
+          b.getI64IntegerAttr(cast<SwizzleAttr>(type.getSwizzle()).getBytes())),
+  };
+  if (required)
+    fields.push_back(b.getNamedAttr("required", b.getBoolAttr(true)));
+  return b.getDictionaryAttr(fields);
+}
+
+/// Whether `func` runs its tcgen05 dot on CTA pairs: clusters of two
+/// programs along grid y (tile.cta_pair).
+bool isCtaPair(func::FuncOp func) {
+  auto pair = func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName);
+  return pair && pair.getValue();
 }
 
 DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
@@ -136,7 +151,8 @@ DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
       b.getNamedAttr("name", func.getSymNameAttr()),
       b.getNamedAttr("target", b.getStringAttr(target)),
       b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
-      b.getNamedAttr("cluster", b.getI64ArrayAttr({1, 1, 1})),
+      b.getNamedAttr("cluster",
+                     b.getI64ArrayAttr({1, isCtaPair(func) ? 2 : 1, 1})),
       b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(shared)),
       b.getNamedAttr("params", b.getArrayAttr(params)),
       b.getNamedAttr("tensor_maps", tensorMaps),
@@ -197,6 +213,14 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
                       rewriter.getUnitAttr());
     auto block = rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
     llvmFunc->setAttr(NVVM::NVVMDialect::getReqntidAttrName(), block);
+    // CTA pairs launch as clusters of two along y (.reqnctapercluster); the
+    // tcgen05 lowering reads the attribute on the lowered function.
+    if (isCtaPair(func)) {
+      llvmFunc->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                        rewriter.getDenseI32ArrayAttr({1, 2, 1}));
+      llvmFunc->setAttr(TileDialect::kCtaPairAttrName,
+                        rewriter.getBoolAttr(true));
+    }
     // A register cap trades a few spills for more resident CTAs, which is
     // what memory-bound kernels with large register tiles need.
     if (auto cap = func->getAttrOfType<IntegerAttr>(

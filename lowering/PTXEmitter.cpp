@@ -310,8 +310,11 @@ FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
   return *ptx;
 }
 
-/// Metadata attributes as JSON: integers, strings, arrays, dictionaries.
+/// Metadata attributes as JSON: booleans, integers, strings, arrays,
+/// dictionaries.
 static llvm::json::Value toJSON(Attribute attr) {
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return flag.getValue();
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return integer.getInt();
   if (auto string = dyn_cast<StringAttr>(attr))

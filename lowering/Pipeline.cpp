@@ -24,7 +24,7 @@ bool mlir::tile::isSupportedTarget(StringRef target) {
 void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
   // One kernel per configuration of each kernel template.
-  pm.addPass(createTileInstantiate());
+  pm.addPass(createTileInstantiate({std::string(options.target)}));
   // Running histograms of loops counted in shared memory.
   pm.addPass(createTileAccumulateHistograms());
   // Hardware mapping at tile level.

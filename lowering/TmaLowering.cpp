@@ -8,7 +8,10 @@
 // - tile.tma_copy issues one `cp.async.bulk.tensor.2d` per box from lanes
 //   of the first warp; the TMA unit writes each box in the tensor map's
 //   swizzle, which, for stages that start on a 1024-byte period, is the
-//   layout the tensor-core lowerings read (see OperandStaging.h).
+//   layout the tensor-core lowerings read (see OperandStaging.h). With
+//   `leader_barrier` (CTA pairs) the copy is `.cta_group::2` and its bytes
+//   complete on the barrier at the same offset in the pair's even program
+//   (mapa).
 // - tile.mbarrier_init, _expect, _wait and _arrive are mbarrier.init (then
 //   the fence that publishes it and a barrier), mbarrier.arrive.expect_tx
 //   by thread 0 (of the producer warp, in a warp-specialized kernel), a
@@ -164,6 +167,27 @@ struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
   }
 };
 
+/// `cp.async.bulk.tensor.2d.cta_group::2` of the box at `coords` (column,
+/// row) of tensor map `map` into shared address `dst` (ptr<3>), its bytes
+/// completing on the pair leader's mbarrier at shared::cluster address
+/// `barrier` (i32), where `issues` holds. Inline PTX: the NVVM op takes
+/// only a barrier of this program's own shared memory.
+void copyToPairLeader(OpBuilder &b, Location loc, Value dst, Value map,
+                      ArrayRef<Value> coords, Value barrier, Value issues) {
+  Value dstAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), dst);
+  Value predicate = LLVM::ZExtOp::create(b, loc, b.getI32Type(), issues);
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{},
+      ValueRange{dstAddress, map, coords[0], coords[1], barrier, predicate},
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $5, 0;\n\t"
+      "@p cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global."
+      "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];\n\t}",
+      "r,l,r,r,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
 struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -188,6 +212,18 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
     Value row0 = adaptor.getOffsets()[0].front();
     Value col0 = adaptor.getOffsets()[1].front();
     Value tid = getRoleThreadId(b, loc, op);
+    // A CTA pair's copies count on the barrier of its even program: the
+    // same offset in that program's shared window.
+    Value leaderBarrier;
+    if (op.getLeaderBarrier()) {
+      Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+      Value even = LLVM::AndOp::create(b, loc, rank, i32Const(b, loc, ~1));
+      leaderBarrier = LLVM::PtrToIntOp::create(
+          b, loc, b.getI32Type(),
+          NVVM::MapaOp::create(b, loc,
+                               LLVM::LLVMPointerType::get(b.getContext(), 7),
+                               barrier, even));
+    }
     // Box j (rows j·boxRows ..) is issued by thread j of the role's first
     // warp.
     for (int64_t first = 0; first < boxes; first += 32) {
@@ -207,6 +243,11 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
       // Coordinates innermost first: column, then row.
       SmallVector<Value> coords = {
           col0, LLVM::AddOp::create(b, loc, row0, row).getResult()};
+      if (leaderBarrier) {
+        copyToPairLeader(b, loc, dst, adaptor.getMap().front(), coords,
+                         leaderBarrier, issues);
+        continue;
+      }
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, dst, adaptor.getMap().front(), coords, barrier,
           /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),

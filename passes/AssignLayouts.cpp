@@ -71,7 +71,7 @@ public:
       : func(func), numWarps(numWarps), target(target) {}
 
   LogicalResult run() {
-    if (failed(chooseAccumulatorLayouts()))
+    if (failed(chooseAccumulatorLayouts()) || failed(checkCtaPair()))
       return failure();
     WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       return failed(visit(op)) ? WalkResult::interrupt()
@@ -152,6 +152,27 @@ private:
     return failure(result.wasInterrupted());
   }
 
+  /// Whether the kernel asks for CTA pairs (tile.cta_pair).
+  bool isCtaPair() const {
+    auto pair = func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName);
+    return pair && pair.getValue();
+  }
+
+  /// A kernel that asks for CTA pairs must have got a tcgen05 accumulator:
+  /// pairs exist only for the fifth-generation tensor cores.
+  LogicalResult checkCtaPair() {
+    if (!isCtaPair() || hasTensorMemoryAccumulator)
+      return success();
+    std::optional<TargetInfo> info = TargetInfo::get(target);
+    if (!info || !info->hasTcgen05())
+      return func.emitError() << "tile.cta_pair needs a target with tcgen05 "
+                                 "(sm_100a), not '"
+                              << target << "'";
+    return func.emitError()
+           << "tile.cta_pair needs a GEMM-shaped dot that runs on tcgen05 "
+              "(M = 128 rows, a zero accumulator carried by its K loop)";
+  }
+
   /// On sm_90a, the warpgroup instruction wgmma (version 3) when the dot
   /// fits it: every warpgroup of four warps takes whole m64 row blocks and
   /// the full N (at most 256, a multiple of 8) of each, and a staged operand
@@ -229,8 +250,9 @@ private:
     };
     if (!loaded(dot.getA()) || !loaded(dot.getB()))
       return {};
+    // A CTA pair's instruction covers both programs' rows (cta_group::2).
     return MmaLayoutAttr::get(func.getContext(), 5, {4, columnWarps},
-                              {128, unsigned(n), instrK});
+                              {isCtaPair() ? 256u : 128u, unsigned(n), instrK});
   }
 
   /// Gives `dot` the accumulator layout `layout`, and follows its

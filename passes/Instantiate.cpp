@@ -10,6 +10,9 @@
 
 #include "passes/Passes.h"
 
+#include "dialect/TargetInfo.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -244,6 +247,37 @@ static LogicalResult substitute(func::FuncOp func, const Bindings &bindings) {
 
 struct TileInstantiate
     : public tile::impl::TileInstantiateBase<TileInstantiate> {
+  using TileInstantiateBase::TileInstantiateBase;
+
+  /// Whether instance `name` (entry `overrides`) of `tmpl` is made for this
+  /// pass's target: its `tile.targets`, when present, must list supported
+  /// targets, and one of them must be the pass's (any, without a target).
+  FailureOr<bool> isMadeFor(func::FuncOp tmpl, StringRef name,
+                            DictionaryAttr overrides) {
+    Attribute attr = overrides.get(TileDialect::kTargetsAttrName);
+    if (!attr)
+      return true;
+    auto targets = dyn_cast<ArrayAttr>(attr);
+    bool made = target.empty();
+    for (Attribute entry :
+         targets ? targets.getValue() : ArrayRef<Attribute>{}) {
+      auto named = dyn_cast<StringAttr>(entry);
+      if (!named || !TargetInfo::get(named.getValue())) {
+        targets = nullptr;
+        break;
+      }
+      made |= named.getValue() == target;
+    }
+    if (!targets || targets.empty()) {
+      tmpl.emitError() << "instance '" << name << "' of @" << tmpl.getSymName()
+                       << ": tile.targets must be a non-empty array of "
+                          "target names ("
+                       << llvm::join(TargetInfo::getNames(), ", ") << ")";
+      return failure();
+    }
+    return made;
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> templates;
@@ -265,6 +299,12 @@ struct TileInstantiate
       StringRef templateName = tmpl.getSymName();
       for (NamedAttribute entry : entries) {
         StringRef name = entry.getName().getValue();
+        FailureOr<bool> wanted =
+            isMadeFor(tmpl, name, cast<DictionaryAttr>(entry.getValue()));
+        if (failed(wanted))
+          return signalPassFailure();
+        if (!*wanted)
+          continue;
         Operation *existing = module.lookupSymbol(name);
         if (existing && existing != tmpl) {
           tmpl.emitError() << "instance '" << name << "' of @" << templateName
@@ -280,7 +320,8 @@ struct TileInstantiate
         // type (`"tile.num_warps" = 16`, i64 to the parser) are i32, as the
         // kernel attributes are.
         for (NamedAttribute value : overrides) {
-          if (!value.getName().getValue().starts_with("tile."))
+          if (!value.getName().getValue().starts_with("tile.") ||
+              value.getName() == TileDialect::kTargetsAttrName)
             continue;
           Attribute attr = value.getValue();
           if (auto integer = dyn_cast<IntegerAttr>(attr);

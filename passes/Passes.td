@@ -24,7 +24,16 @@ def TileInstantiate : Pass<"tile-instantiate", "::mlir::ModuleOp"> {
     Each instance is verified as a kernel; an error names the instance.
     A template without `tile.instances` becomes the kernel of its
     defaults, under its own name. The templates are then erased.
+
+    An entry with `"tile.targets" = ["sm_100a"]` is made only when the
+    `target` option names one of those targets (or is empty): a
+    configuration only some GPUs can run (CTA pairs of tcgen05) sits in
+    the one source without breaking the others.
   }];
+  let options = [
+    Option<"target", "target", "std::string", "\"\"",
+           "GPU target; instances whose tile.targets omit it are skipped">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect"];
 }

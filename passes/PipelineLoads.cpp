@@ -302,7 +302,18 @@ struct StagedLoad {
   LoadOp load;
   SharedBufferType bufferType; // of one stage, with the stage count to set
   SmallVector<Operation *> slice;
+  /// B of a CTA pair's dot: each program stages half of the rows (see
+  /// isPairedDot).
+  bool paired = false;
 };
+
+/// Whether `dot` runs on a CTA pair: a tcgen05 instruction of M = 256 over
+/// the two programs' 128-row tiles (tile-assign-layouts, tile.cta_pair).
+bool isPairedDot(DotOp dot) {
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(
+      cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
+  return mma && mma.getVersion() == 5 && mma.getInstrShape()[0] == 256;
+}
 
 /// The staged buffer type `load` would be copied into for `numStages`
 /// stages, or null when the load does not qualify.
@@ -338,9 +349,13 @@ SharedBufferType getStagedType(LoadOp load, int64_t numStages) {
       cast<RankedTensorType>(dot.getResult().getType()).getEncoding());
   unsigned wgmmaWarps =
       index == 0 && mma.getVersion() == 3 ? mma.getWarpsPerCTA()[0] : 0;
+  // The programs of a CTA pair each hold half of B's rows.
+  int64_t rows = tile.getDimSize(0);
+  if (index == 1 && isPairedDot(dot))
+    rows /= 2;
   MLIRContext *context = load.getContext();
   return SharedBufferType::get(
-      context, {numStages, tile.getDimSize(0), tile.getDimSize(1)}, element,
+      context, {numStages, rows, tile.getDimSize(1)}, element,
       SwizzleAttr::get(context, s->swizzleBytes, wgmmaWarps));
 }
 
@@ -439,7 +454,23 @@ struct Ring {
   /// The persistent loop (tile-persistent) the ring's loop sits in, whose
   /// iterations (tiles) the ring runs across; null otherwise.
   scf::ForOp outer;
+  /// With the dots of a CTA pair: this program's rank in the pair (i32)
+  /// and whether it is the even one (i1), which waits for both programs'
+  /// copies and issues the dots; null otherwise.
+  Value rank, leader;
 };
+
+/// Runs `body` at `b`'s insertion point, inside a branch taken by the pair
+/// leader only when `leader` is set.
+void forLeader(OpBuilder &b, Location loc, Value leader,
+               function_ref<void(OpBuilder &)> body) {
+  if (!leader)
+    return body(b);
+  auto branch = scf::IfOp::create(b, loc, TypeRange(), leader,
+                                  /*withElseRegion=*/false);
+  OpBuilder inside = OpBuilder::atBlockTerminator(branch.thenBlock());
+  body(inside);
+}
 
 /// The persistent loop around `loop` that a ring of `loads` in it can run
 /// across: `loop` sits in its body (or in a branch there: the ring's TMA
@@ -480,7 +511,9 @@ FailureOr<Ring> planRing(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     if (2 * (stageBytes + bytes) > ringBytes)
       continue;
     stageBytes += bytes;
-    ring.loads.push_back({load, type, std::move(*slice)});
+    bool paired = type.getShape()[1] !=
+                  cast<RankedTensorType>(load.getType()).getDimSize(0);
+    ring.loads.push_back({load, type, std::move(*slice), paired});
   }
   if (ring.loads.empty())
     return failure();
@@ -622,8 +655,9 @@ void finishRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
                 Value read) {
   for (auto [staged, buffer] : llvm::zip(ring.loads, buffers)) {
     OpBuilder at(staged.load);
-    Value tile = LoadStageOp::create(at, staged.load.getLoc(),
-                                     staged.load.getType(), buffer, read);
+    Value tile = LoadStageOp::create(
+        at, staged.load.getLoc(), staged.load.getType(), buffer, read,
+        staged.paired ? at.getUnitAttr() : UnitAttr());
     staged.load.getResult().replaceAllUsesWith(tile);
     staged.load.erase();
   }
@@ -650,7 +684,8 @@ Value getIterationNumber(OpBuilder &b, scf::ForOp loop) {
 /// With `base`, i counts from there (the ring's iterations of earlier
 /// tiles).
 std::pair<Value, Value> waitForStage(OpBuilder &b, scf::ForOp loop, Value full,
-                                     int64_t stages, Value base = {}) {
+                                     int64_t stages, Value base = {},
+                                     Value leader = {}) {
   Location loc = loop.getLoc();
   Value count = i32Constant(b, loc, stages);
   Value iteration = getIterationNumber(b, loop);
@@ -660,7 +695,10 @@ std::pair<Value, Value> waitForStage(OpBuilder &b, scf::ForOp loop, Value full,
   Value phase = arith::AndIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, iteration, count),
       i32Constant(b, loc, 1));
-  MBarrierWaitOp::create(b, loc, full, read, phase);
+  // Only a pair's leader waits: its barriers count both programs' copies.
+  forLeader(b, loc, leader, [&](OpBuilder &b) {
+    MBarrierWaitOp::create(b, loc, full, read, phase);
+  });
   return {iteration, read};
 }
 
@@ -747,6 +785,13 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
 ///
 /// With tcgen05 dots the copies move after the dots, behind a wait on the
 /// consumed barriers, as in emitCpAsyncRing.
+///
+/// With the dots of a CTA pair (ring.leader), both programs copy their own
+/// A rows and their half of B's rows (rank·N/2 on), every copy counting
+/// on the leader's barrier of the stage; the leader alone announces the
+/// bytes of both and waits for them, and the dots' commits arrive on both
+/// programs' consumed barriers, which each waits on before refilling its
+/// own stage.
 void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
                  ArrayRef<Value> maps, Value barriers) {
   Location loc = loop.getLoc();
@@ -755,11 +800,23 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   int64_t stageBytes = 0;
   for (const StagedLoad &staged : ring.loads)
     stageBytes += getStageBytes(staged.bufferType);
+  UnitAttr toLeader = ring.leader ? b.getUnitAttr() : UnitAttr();
   auto copyIteration = [&](OpBuilder &b, Value ivValue, Value stage) {
-    MBarrierExpectOp::create(b, loc, barriers, stage, stageBytes);
-    for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps))
-      TmaCopyOp::create(b, loc, map, cloneOffsetsAt(b, staged, iv, ivValue),
-                        buffer, stage, barriers, stage);
+    forLeader(b, loc, ring.leader, [&](OpBuilder &b) {
+      MBarrierExpectOp::create(b, loc, barriers, stage,
+                               ring.leader ? 2 * stageBytes : stageBytes);
+    });
+    for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps)) {
+      SmallVector<Value> offsets = cloneOffsetsAt(b, staged, iv, ivValue);
+      if (staged.paired)
+        offsets[0] = arith::AddIOp::create(
+            b, loc, offsets[0],
+            arith::MulIOp::create(
+                b, loc, ring.rank,
+                i32Constant(b, loc, staged.bufferType.getShape()[1])));
+      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
+                        toLeader);
+    }
   };
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);
@@ -782,7 +839,8 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   }
 
   b.setInsertionPointToStart(loop.getBody());
-  auto [iteration, read] = waitForStage(b, loop, barriers, ring.stages, base);
+  auto [iteration, read] =
+      waitForStage(b, loop, barriers, ring.stages, base, ring.leader);
   BarrierOp::create(b, loc);
   // tcgen05: the refill comes after this iteration's dots are issued (see
   // emitCpAsyncRing).
@@ -809,13 +867,15 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
         b, loc, ring,
         arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, ring.lead)));
   Value last = base ? arith::AddIOp::create(b, loc, base, trips) : trips;
-  for (int64_t j = 0; j < ring.lead; ++j) {
-    Value it = arith::AddIOp::create(b, loc, last, i32Constant(b, loc, j));
-    MBarrierWaitOp::create(
-        b, loc, barriers, arith::RemUIOp::create(b, loc, it, stages),
-        arith::AndIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, it, stages), one));
-  }
+  forLeader(b, loc, ring.leader, [&](OpBuilder &b) {
+    for (int64_t j = 0; j < ring.lead; ++j) {
+      Value it = arith::AddIOp::create(b, loc, last, i32Constant(b, loc, j));
+      MBarrierWaitOp::create(
+          b, loc, barriers, arith::RemUIOp::create(b, loc, it, stages),
+          arith::AndIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, it, stages), one));
+    }
+  });
   finishRing(loop, ring, buffers, read);
 }
 
@@ -1010,6 +1070,44 @@ bool canSpecialize(scf::IfOp version, Ring &ring) {
   return !other;
 }
 
+/// Whether the programs of a CTA pair (clusters of two along grid y) run
+/// `loop` for the same iterations and copy the same B rows in it: neither
+/// its bounds nor the offsets of its paired loads depend on the program's
+/// y coordinate or cluster rank.
+bool isUniformOverPair(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
+  SmallVector<Value> pending = {loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()};
+  for (StagedLoad &staged : loads)
+    if (staged.paired)
+      llvm::append_range(pending, staged.load.getOffsets());
+  DenseSet<Value> seen;
+  while (!pending.empty()) {
+    Value v = pending.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      // An enclosing loop's induction variable varies as its bounds do.
+      // Kernel parameters are the same for both programs.
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa<func::FuncOp>(owner))
+        continue;
+      auto outer = dyn_cast<scf::ForOp>(owner);
+      if (!outer || arg != outer.getInductionVar())
+        return false;
+      pending.append(
+          {outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto id = dyn_cast<ProgramIdOp>(def); id && id.getDim() == GridDim::Y)
+      return false;
+    if (isa<ClusterRankOp>(def) || !isMemoryEffectFree(def))
+      return false;
+    llvm::append_range(pending, def->getOperands());
+  }
+  return true;
+}
+
 /// Stages the dot operands `candidates` loads in shared memory: a ring of
 /// buffers filled asynchronously ahead of the dots. With `tma`, when every
 /// staged view can be described by a tensor map, the loop is versioned on
@@ -1021,6 +1119,20 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
                          bool specialize) {
   FailureOr<Ring> ring = planRing(loop, candidates, numStages, ringBytes);
   if (failed(ring))
+    return;
+  bool paired = llvm::any_of(ring->dots, isPairedDot);
+  SmallVector<TensorMapType> mapTypes;
+  for (StagedLoad &staged : ring->loads) {
+    TensorMapType type = getTensorMapType(staged);
+    if (tma && type && isTensorMappable(staged.load.getView()))
+      mapTypes.push_back(type);
+  }
+  bool allMapped = mapTypes.size() == ring->loads.size();
+  // A CTA pair's ring runs on TMA alone (the leader's barriers count the
+  // other program's copies), with both programs copying the same B rows
+  // for the same iterations; otherwise the dot stays unpipelined, which
+  // the pass reports.
+  if (paired && (!allMapped || !isUniformOverPair(loop, ring->loads)))
     return;
   Location loc = loop.getLoc();
   // Buffers, barriers and tensor maps are set up once, before a persistent
@@ -1043,14 +1155,8 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   };
   if (!ring->dots.empty() && isTcgen05Dot(ring->dots.front()))
     ring->consumed = barrierBuffer();
-
-  SmallVector<TensorMapType> mapTypes;
-  for (StagedLoad &staged : ring->loads) {
-    TensorMapType type = getTensorMapType(staged);
-    if (!tma || !type || !isTensorMappable(staged.load.getView()))
-      return emitCpAsyncRing(loop, *ring, buffers);
-    mapTypes.push_back(type);
-  }
+  if (!allMapped)
+    return emitCpAsyncRing(loop, *ring, buffers);
 
   SmallVector<Value> maps, views;
   for (auto [staged, type] : llvm::zip(ring->loads, mapTypes)) {
@@ -1058,6 +1164,15 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
   }
   Value barriers = barrierBuffer();
+  if (paired) {
+    // Every barrier of both programs is initialized before either copies
+    // or commits to the other's.
+    ring->rank = ClusterRankOp::create(b, loc);
+    ring->leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         ring->rank, i32Constant(b, loc, 0));
+    ClusterBarrierOp::create(b, loc);
+    return emitTmaRing(loop, *ring, buffers, maps, barriers);
+  }
   Value aligned = ViewAlignedOp::create(b, loc, views);
   b.setInsertionPoint(loop);
   auto version = scf::IfOp::create(b, loc, loop.getResultTypes(), aligned,
@@ -1432,6 +1547,21 @@ struct PipelineLoadsPass
     for (const Plan &plan : loops)
       pipelineLoop(plan.loop, plan.stages, plan.ringBytes, registerAhead, tma,
                    plan.specialize);
+    // A CTA pair's dot runs only as the TMA ring's async dot.
+    WalkResult unpaired =
+        getOperation().walk([](DotOp dot) {
+          if (!isPairedDot(dot) || dot.getAsync())
+            return WalkResult::advance();
+          dot.emitOpError()
+              << "of a CTA pair (tile.cta_pair) must be pipelined with TMA: "
+                 "num-stages of 2 or more, both operands loaded in its K loop "
+                 "from views a tensor map describes, and the loop's bounds and "
+                 "B's offsets the same for both programs of the pair (not "
+                 "depending on tile.program_id y)";
+          return WalkResult::interrupt();
+        });
+    if (unpaired.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -144,7 +144,7 @@ TunedGemmConfig(const Driver &driver, int device, const GemmDevice &gpu,
   const GemmTuningKey key = {*name, GemmKernelsDigest(gpu.target), dtype, m, n,
                              k};
   auto candidate = [&](const GemmConfig &config) {
-    return config.dtype == dtype;
+    return config.dtype == dtype && GemmConfigRunsOn(config, gpu.target);
   };
   if (std::optional<std::string> hit = cache->Find(key))
     for (const GemmConfig &config : GemmConfigs())
@@ -206,14 +206,13 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
         GetEmbeddedKernel("gemm", config.kernel, *device);
     if (!kernel.ok())
       return kernel.status();
-    const uint32_t grid_n = uint32_t((n + config.tile_n - 1) / config.tile_n);
-    const uint32_t grid_m = uint32_t((m + config.tile_m - 1) / config.tile_m);
+    const std::array<uint32_t, 2> grid = GemmGrid(config, m, n);
     const KernelArg args[] = {
         KernelArg::DevicePtr(xs),   KernelArg::DevicePtr(ws),
         KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
         KernelArg::I32(m),          KernelArg::I32(n),
         KernelArg::I32(ks)};
-    return (*kernel)->LaunchTiles({grid_n, grid_m, 1}, args, stream,
+    return (*kernel)->LaunchTiles({grid[0], grid[1], 1}, args, stream,
                                   PointerCheck::kSkip);
   };
   auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {

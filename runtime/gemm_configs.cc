@@ -30,15 +30,22 @@ constexpr GemmConfig kConfigs[] = {
     {"gemm_bf16_128x256_ws_p", DType::kBF16, 128, 256, 4, true, true},
     {"gemm_fp8_ws_p", DType::kF8E4M3, 128, 128, 5, true, true},
     {"gemm_fp8_128x256_ws_p", DType::kF8E4M3, 128, 256, 4, true, true},
+    // CTA pairs of sm_100a: 128 x 256 per program, 256 x 256 per pair; a
+    // program stages half of B, so a stage is 32 KiB for either type.
+    {"gemm_bf16_pair", DType::kBF16, 128, 256, 5, false, false, true,
+     "sm_100a"},
+    {"gemm_fp8_pair", DType::kF8E4M3, 128, 256, 5, false, false, true,
+     "sm_100a"},
 };
 
 const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0,
-                       bool warp_specialized = false, bool persistent = false) {
+                       bool warp_specialized = false, bool persistent = false,
+                       bool cta_pair = false) {
   for (const GemmConfig &config : kConfigs)
     if (config.dtype == dtype && config.tile_m == tile_m &&
         config.tile_n == tile_n && (stages == 0 || config.stages == stages) &&
         config.warp_specialized == warp_specialized &&
-        config.persistent == persistent)
+        config.persistent == persistent && config.cta_pair == cta_pair)
       return config;
   // The 128 x 128 instance exists for both dtypes.
   return Find(dtype, 128, 128);
@@ -52,10 +59,31 @@ int64_t Tiles(int64_t m, int64_t n, int tile_m, int tile_n) {
 
 absl::Span<const GemmConfig> GemmConfigs() { return kConfigs; }
 
+bool GemmConfigRunsOn(const GemmConfig &config, absl::string_view target) {
+  return config.only_target.empty() || config.only_target == target;
+}
+
+std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
+                                 int64_t n) {
+  int64_t rows = (m + config.tile_m - 1) / config.tile_m;
+  if (config.cta_pair)
+    rows += rows % 2;
+  return {uint32_t((n + config.tile_n - 1) / config.tile_n), uint32_t(rows)};
+}
+
 const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
                                    const GemmDevice &device) {
   // Only sm_90a's wgmma instances have been measured against each other;
   // elsewhere the 128 x 128 tile (the larger ones spill on sm_80).
+  //
+  // sm_100a (never run on hardware, so by construction, not measurement):
+  // CTA pairs of 256 x 256 when they give every SM a program; a pair
+  // reads each B tile once for 256 rows and holds half of it per SM.
+  if (device.target == "sm_100a" && m > 128) {
+    const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;
+    if (2 * Tiles(m, n, 256, 256) >= sms)
+      return Find(dtype, 128, 256, 0, false, false, true);
+  }
   if (device.target != "sm_90a")
     return Find(dtype, 128, 128);
   const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;

@@ -4,6 +4,7 @@
 #ifndef TILEC_RUNTIME_GEMM_CONFIGS_H_
 #define TILEC_RUNTIME_GEMM_CONFIGS_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -27,7 +28,23 @@ struct GemmConfig {
   // One wave of programs walks the tiles (tile-persistent; launched with
   // Kernel::LaunchTiles).
   bool persistent = false;
+  // Programs run in clusters of two along M, one tcgen05 instruction of
+  // 256 rows per pair (tile.cta_pair, sm_100a only): the grid's M
+  // dimension is even (GemmGrid), and the operands must be 16-byte aligned
+  // rows (TMA only).
+  bool cta_pair = false;
+  // The one target the instance is built for; empty: every target.
+  absl::string_view only_target = {};
 };
+
+// Whether `config`'s kernel exists in the module of `target`.
+bool GemmConfigRunsOn(const GemmConfig &config, absl::string_view target);
+
+// The launch grid (tiles along N, tiles along M) of `config` for an M x N
+// output: CTA pairs take an even number of row tiles (the extra program
+// reads zeros and stores nothing).
+std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
+                                 int64_t n);
 
 // Every instance the build embeds, for every target.
 absl::Span<const GemmConfig> GemmConfigs();

@@ -265,6 +265,12 @@ absl::StatusOr<TensorMapInfo> ParseTensorMap(const Json &value,
     return Error(Child(path, "swizzle"),
                  absl::StrCat("expected 0, 32, 64 or 128, got ", *swizzle));
   map.swizzle = static_cast<uint32_t>(*swizzle);
+  if (auto it = value.find("required"); it != value.end()) {
+    if (!it->is_boolean())
+      return Error(Child(path, "required"),
+                   absl::StrCat("expected a boolean, got ", JsonTypeName(*it)));
+    map.required = it->get<bool>();
+  }
   return map;
 }
 

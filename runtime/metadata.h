@@ -57,6 +57,9 @@ struct TensorMapInfo {
   std::vector<ScalarRef> strides;
   std::vector<uint32_t> box;
   uint32_t swizzle = 0;
+  // The kernel reads through this map alone (no fallback for views TMA
+  // cannot describe): launches with such views are refused.
+  bool required = false;
 };
 
 // Bytes of one element named as in metadata ("bf16": 2), or 0 when unknown.

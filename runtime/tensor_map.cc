@@ -87,6 +87,12 @@ PlanTensorMap(const KernelInfo &kernel, const TensorMapInfo &map,
     aligned = aligned && (stride * bytes) % 16 == 0;
     request.strides[inner - 1] = static_cast<unsigned long long>(stride * bytes);
   }
+  if (!aligned && map.required)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel '", kernel.name, "' reads '", kernel.params[map.base].name,
+        "' through TMA only: its address and every stride but the last must "
+        "be multiples of 16 bytes (address ",
+        absl::Hex(request.address), ")"));
   request.encode = aligned;
   return request;
 }

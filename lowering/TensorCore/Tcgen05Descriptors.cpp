@@ -14,11 +14,15 @@ unsigned mlir::tile::tcgen05::getInstrK(OperandType type) {
   return getMmaKind(type) == MmaKind::F8F6F4 ? 32 : 16;
 }
 
-bool mlir::tile::tcgen05::isValidShape(unsigned m, unsigned n) {
-  if (m == 64)
-    return n >= 8 && n <= 256 && n % 8 == 0;
-  if (m == 128)
-    return n >= 16 && n <= 256 && n % 16 == 0;
+bool mlir::tile::tcgen05::isValidShape(unsigned m, unsigned n,
+                                       unsigned ctaGroup) {
+  auto columns = [&](unsigned step) {
+    return n >= step && n <= 256 && n % step == 0;
+  };
+  if (ctaGroup == 1)
+    return (m == 64 && columns(8)) || (m == 128 && columns(16));
+  if (ctaGroup == 2)
+    return (m == 128 && columns(32)) || (m == 256 && columns(16));
   return false;
 }
 
@@ -35,11 +39,9 @@ static uint32_t typeField(OperandType type) {
   return 0;
 }
 
-std::optional<uint32_t> mlir::tile::tcgen05::getInstrDescriptor(OperandType a,
-                                                                OperandType b,
-                                                                unsigned m,
-                                                                unsigned n) {
-  if (getMmaKind(a) != getMmaKind(b) || !isValidShape(m, n))
+std::optional<uint32_t> mlir::tile::tcgen05::getInstrDescriptor(
+    OperandType a, OperandType b, unsigned m, unsigned n, unsigned ctaGroup) {
+  if (getMmaKind(a) != getMmaKind(b) || !isValidShape(m, n, ctaGroup))
     return std::nullopt;
   constexpr uint32_t kDTypeF32 = 1;
   uint32_t desc = 0;

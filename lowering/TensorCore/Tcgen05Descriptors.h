@@ -28,10 +28,11 @@ MmaKind getMmaKind(OperandType type);
 /// 16-bit types, 32 for fp8).
 unsigned getInstrK(OperandType type);
 
-/// Whether a dense cta_group::1 tcgen05.mma of this kind has an M x N
-/// shape: M 64 (N a multiple of 8) or 128 (N a multiple of 16), N from 8
-/// or 16 up to 256.
-bool isValidShape(unsigned m, unsigned n);
+/// Whether a dense tcgen05.mma of `ctaGroup` (1 or 2 CTAs) has an M x N
+/// shape (M summed over the CTAs). cta_group::1: M 64 (N a multiple of 8)
+/// or 128 (N a multiple of 16); cta_group::2: M 128 (N a multiple of 32)
+/// or 256 (N a multiple of 16); N from 8, 16 or 32 up to 256.
+bool isValidShape(unsigned m, unsigned n, unsigned ctaGroup = 1);
 
 /// The instruction descriptor of a dense tcgen05.mma with f32 accumulation,
 /// both operands K-major (not transposed), no negation, shape M x N:
@@ -40,9 +41,11 @@ bool isValidShape(unsigned m, unsigned n);
 ///   bf16 1; kind::f8f6f4: e4m3 0, e5m2 1), 13/14 negate A/B (0),
 ///   15/16 transpose A/B (0: K-major), 17-22 N >> 3, 24-28 M >> 4,
 ///   30-31 maximum shift (0, .ws only). Reserved bits 6, 23, 29 are 0.
-/// Nothing when the types need different kinds or the shape is invalid.
+/// Nothing when the types need different kinds or the shape is invalid
+/// for `ctaGroup` (M counts the rows of both CTAs of a pair).
 std::optional<uint32_t> getInstrDescriptor(OperandType a, OperandType b,
-                                           unsigned m, unsigned n);
+                                           unsigned m, unsigned n,
+                                           unsigned ctaGroup = 1);
 
 /// The 3-bit swizzle mode (bits 61-63) of a shared-memory descriptor for
 /// a swizzle span of `bytes`: 0 none, 2 128 B, 4 64 B, 6 32 B (1 is 128 B

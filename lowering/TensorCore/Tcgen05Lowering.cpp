@@ -42,6 +42,13 @@
 //    where the bit says TMEM was never written (a loop of no iterations). The
 //    epilogue (scale, cast, store) then runs on registers as on Hopper.
 //
+// CTA pairs (tile.cta_pair: the accumulator's instr M is 256) use
+// cta_group::2 throughout: both programs allocate and free their tensor
+// memory together (the free after a cluster barrier), thread 0 of the even
+// program alone issues the M = 256 mma over both programs' stages and
+// commits to the consumed barrier of both (multicast), and each program
+// reads its own 128 rows back as above.
+//
 // Nothing of this has run on Blackwell hardware: it is checked by ptxas
 // (sm_100a) and FileCheck only.
 //
@@ -101,6 +108,52 @@ Value threadId(OpBuilder &b, Location loc) {
 Value isThreadZero(OpBuilder &b, Location loc) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
                               i32Const(b, loc, 0));
+}
+
+/// Whether `mma` is the layout of a CTA pair's dot: one M = 256
+/// instruction (cta_group::2) over both programs' 128-row tiles.
+bool isPairLayout(MmaLayoutAttr mma) { return mma.getInstrShape()[0] == 256; }
+
+/// Whether the kernel around `op` runs its tcgen05 dot on CTA pairs
+/// (tile.cta_pair, which the lowering keeps on the llvm.func).
+bool isCtaPairKernel(Operation *op) {
+  Operation *func = isa<func::FuncOp, LLVM::LLVMFuncOp>(op)
+                        ? op
+                        : op->getParentOfType<FunctionOpInterface>();
+  auto pair = func
+                  ? func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName)
+                  : BoolAttr();
+  return pair && pair.getValue();
+}
+
+NVVM::CTAGroupKind getCtaGroup(bool paired) {
+  return paired ? NVVM::CTAGroupKind::CTA_2 : NVVM::CTAGroupKind::CTA_1;
+}
+
+/// Whether this program is the even one of its CTA pair, which issues the
+/// pair's tcgen05.mma and commits.
+Value isPairLeader(OpBuilder &b, Location loc) {
+  Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+  return LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::eq,
+      LLVM::AndOp::create(b, loc, rank, i32Const(b, loc, 1)),
+      i32Const(b, loc, 0));
+}
+
+/// The thread that issues tcgen05.mma and tcgen05.commit: thread 0, of the
+/// pair's even program with CTA pairs.
+Value isIssuingThread(OpBuilder &b, Location loc, bool paired) {
+  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                     threadId(b, loc), i32Const(b, loc, 0));
+  return paired ? LLVM::AndOp::create(b, loc, first, isPairLeader(b, loc))
+                : first;
+}
+
+/// barrier.cluster.arrive (release) and barrier.cluster.wait (acquire) by
+/// every thread.
+void clusterBarrier(OpBuilder &b, Location loc) {
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
 }
 
 Value isWarpZero(OpBuilder &b, Location loc) {
@@ -179,17 +232,24 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
     std::optional<tcgen05::OperandType> type =
         getOperandType(aType.getElementType());
     ArrayRef<unsigned> instr = mma.getInstrShape();
+    // A CTA pair's instruction spans both programs' rows.
+    bool paired = isPairLayout(mma);
+    unsigned group = paired ? 2 : 1;
     std::optional<uint32_t> idesc =
-        type ? tcgen05::getInstrDescriptor(*type, *type, instr[0], instr[1])
+        type ? tcgen05::getInstrDescriptor(*type, *type, instr[0], instr[1],
+                                           group)
              : std::nullopt;
     std::optional<uint64_t> descBits =
         tcgen05::getSmemDescriptorBits(s->rowBytes, s->swizzleBytes);
-    if (!idesc || !descBits || s->m != instr[0] || s->n != instr[1] ||
+    if (!idesc || !descBits || s->m * group != instr[0] || s->n != instr[1] ||
         instr[2] != tcgen05::getInstrK(*type) || s->k % instr[2] != 0)
       return op.emitOpError("does not fit tcgen05.mma m")
              << instr[0] << "n" << instr[1] << "k" << instr[2]
-             << " (needs M = 128, N a multiple of 16 up to 256, K rows of "
-                "32-128 bytes of bf16, f16 or fp8)";
+             << " (needs M = 128 per program, N a multiple of 16 up to 256, "
+                "K rows of 32-128 bytes of bf16, f16 or fp8)";
+    if (paired && !op.getAsync())
+      return op.emitOpError("of a CTA pair runs only as an async dot on "
+                            "the stages tile-pipeline-loads fills");
 
     std::optional<int64_t> bytes = getSharedBytes(op);
     if (!bytes)
@@ -235,7 +295,7 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
                     : NVVM::Tcgen05MMAKind::F16;
     // One thread issues the whole dot; the tensor cores run it
     // asynchronously, ordered after the waits that made the stages full.
-    emitIf(b, loc, isThreadZero(b, loc), [&](OpBuilder &t) {
+    emitIf(b, loc, isIssuingThread(b, loc, paired), [&](OpBuilder &t) {
       tcgen05Fence(t, loc, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
       Value tmem = asTmemPointer(t, loc, loadTmemBase(t, loc, *bytes));
       Value idescValue = i32Const(t, loc, int64_t(*idesc));
@@ -248,8 +308,7 @@ struct DotTcgen05Lowering : public OpConversionPattern<DotOp> {
             t, loc, LLVM::AddOp::create(t, loc, bBase, step), *descBits);
         NVVM::Tcgen05MMAOp::create(
             t, loc, NVVM::Tcgen05MMAKindAttr::get(t.getContext(), kind),
-            NVVM::CTAGroupKindAttr::get(t.getContext(),
-                                        NVVM::CTAGroupKind::CTA_1),
+            NVVM::CTAGroupKindAttr::get(t.getContext(), getCtaGroup(paired)),
             NVVM::Tcgen05MMACollectorOpAttr::get(
                 t.getContext(), NVVM::Tcgen05MMACollectorOp::DISCARD),
             /*aShift=*/nullptr, tmem, descA, descB, idescValue, enable,
@@ -312,10 +371,19 @@ struct DotCommitLowering : public OpConversionPattern<DotCommitOp> {
             .getResult());
     // tcgen05.commit tracks the async tcgen05 work of the executing thread:
     // thread 0, which issued the dots, and only it, so that each commit is
-    // one arrival.
-    emitIf(b, loc, isThreadZero(b, loc), [&](OpBuilder &t) {
-      NVVM::Tcgen05CommitOp::create(t, loc, barrier, /*multicastMask=*/Value(),
-                                    NVVM::CTAGroupKind::CTA_1);
+    // one arrival. A CTA pair's leader commits to the barrier at the same
+    // place in both programs (multicast), since each refills its own stages.
+    bool paired = isCtaPairKernel(op);
+    emitIf(b, loc, isIssuingThread(b, loc, paired), [&](OpBuilder &t) {
+      Value mask;
+      if (paired) {
+        Value rank = NVVM::ClusterId::create(t, loc, t.getI32Type());
+        Value even = LLVM::AndOp::create(t, loc, rank, i32Const(t, loc, ~1));
+        mask = LLVM::TruncOp::create(
+            t, loc, t.getI16Type(),
+            LLVM::ShlOp::create(t, loc, i32Const(t, loc, 3), even));
+      }
+      NVVM::Tcgen05CommitOp::create(t, loc, barrier, mask, getCtaGroup(paired));
     });
     rewriter.eraseOp(op);
     return success();
@@ -442,11 +510,12 @@ struct TmemLoadLowering : public OpConversionPattern<ConvertLayoutOp> {
 LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
   WalkResult result = module.walk([&](func::FuncOp func) {
     unsigned width = 0;
-    bool synchronous = false;
+    bool synchronous = false, paired = false;
     func.walk([&](DotOp dot) {
       if (MmaLayoutAttr mma = getTcgen05Layout(dot.getResult().getType())) {
         width = std::max(width, mma.getInstrShape()[1]);
         synchronous |= !dot.getAsync();
+        paired |= isPairLayout(mma);
       }
     });
     if (!width || func.getBody().empty())
@@ -469,11 +538,13 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
     Value count = i32Const(b, loc, *columns);
     // Warp 0 allocates (tcgen05.alloc is warp-wide) and gives up the right
     // to allocate again, so that other CTAs on the SM are not kept waiting.
+    // A CTA pair allocates the same columns in both programs: warp 0 of
+    // each takes part in one cta_group::2 allocation.
+    NVVM::CTAGroupKind group = getCtaGroup(paired);
     emitIf(b, loc, isWarpZero(b, loc), [&](OpBuilder &t) {
       NVVM::Tcgen05AllocOp::create(t, loc, getTmemSlot(t, loc, *bytes), count,
-                                   NVVM::CTAGroupKind::CTA_1);
-      NVVM::Tcgen05RelinquishAllocPermitOp::create(t, loc,
-                                                   NVVM::CTAGroupKind::CTA_1);
+                                   group);
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(t, loc, group);
     });
     if (synchronous) {
       NVVM::MBarrierInitOp::create(b, loc, getDotBarrier(b, loc, *bytes),
@@ -488,14 +559,20 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
       OpBuilder r(ret);
       Location at = ret.getLoc();
       // Every warp's tcgen05.ld is complete (tcgen05.wait::ld) before the
-      // barrier; then warp 0 releases the columns.
+      // barrier; then warp 0 releases the columns. A CTA pair waits for
+      // both programs: the leader's dots read the other's shared memory,
+      // whose last copies the leader waited for, and both free the
+      // columns together.
       tcgen05Fence(r, at, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-      ctaBarrier(r, at);
+      if (paired)
+        clusterBarrier(r, at);
+      else
+        ctaBarrier(r, at);
       emitIf(r, at, isWarpZero(r, at), [&](OpBuilder &t) {
         tcgen05Fence(t, at, NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         NVVM::Tcgen05DeallocOp::create(
             t, at, asTmemPointer(t, at, loadTmemBase(t, at, *bytes)),
-            i32Const(t, at, *columns), NVVM::CTAGroupKind::CTA_1);
+            i32Const(t, at, *columns), group);
       });
     });
     return WalkResult::advance();

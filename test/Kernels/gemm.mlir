@@ -4,6 +4,9 @@
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_100a -o %t.sm100a.ptx && %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.cubin
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=SM100 < %t.sm100a.ptx
+// RUN: FileCheck %s --check-prefix=PAIR < %t.sm100a.ptx
+// RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm80.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=PERSIST < %t.sm90a.ptx
@@ -74,6 +77,28 @@
 // SM100: tcgen05.commit.cta_group::1
 // SM100: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // SM100: tcgen05.dealloc.cta_group::1
+// The CTA-pair instances exist on sm_100a alone (tile.targets): clusters
+// of (1, 2, 1), cta_group::2 everywhere, B copied by halves into the
+// leader's barriers, one M = 256 instruction per K step (bf16: 0x10400490,
+// N = 256; fp8: 0x10400010) from the leader, commits multicast to both.
+// PAIR-LABEL: .entry gemm_bf16_pair
+// PAIR: .reqnctapercluster 1, 2, 1
+// PAIR: tcgen05.alloc.cta_group::2
+// PAIR: barrier.cluster.arrive
+// PAIR: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes
+// PAIR: mov.b32 {{%r[0-9]+}}, 272630928;
+// PAIR-NEXT: tcgen05.mma.cta_group::2.kind::f16
+// PAIR-NOT: cp.async.cg
+// PAIR: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64
+// PAIR: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PAIR: tcgen05.dealloc.cta_group::2
+// PAIR-LABEL: .entry gemm_fp8_pair
+// PAIR: .reqnctapercluster 1, 2, 1
+// PAIR: mov.b32 {{%r[0-9]+}}, 272629776;
+// PAIR-NEXT: tcgen05.mma.cta_group::2.kind::f8f6f4
+// PAIR: tcgen05.commit.cta_group::2
+// PAIR: tcgen05.dealloc.cta_group::2
+// NOPAIR-NOT: _pair
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk
 // NOTMA-NOT: mbarrier

@@ -2,10 +2,12 @@
 
 // A tensor map is a hidden kernel parameter after the declared ones: a
 // 128-byte grid constant passed by value, described in the metadata by the
-// parameters its view is made of.
+// parameters its view is made of; with no tile.view_aligned switch (no
+// cp.async version to fall back on) the map is required: the runtime
+// refuses views it cannot describe.
 // CHECK-LABEL: llvm.func @k(
 // CHECK-SAME: %[[X:.*]]: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i32, %[[MAP:.*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
-// CHECK-SAME: tensor_maps = [{base = 0 : i64, box = [8, 64], elem = "bf16", param = 3 : i64, sizes = [{arg = 1 : i64}, {arg = 2 : i64}], strides = [{arg = 2 : i64}, {value = 1 : i64}], swizzle = 128 : i64}]
+// CHECK-SAME: tensor_maps = [{base = 0 : i64, box = [8, 64], elem = "bf16", param = 3 : i64, required = true, sizes = [{arg = 1 : i64}, {arg = 2 : i64}], strides = [{arg = 2 : i64}, {value = 1 : i64}], swizzle = 128 : i64}]
 // Barriers: initialized by thread 0, published, then a barrier.
 // CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}}, predicate = %{{.*}}
 // CHECK: nvvm.mbarrier.init

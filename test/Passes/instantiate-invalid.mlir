@@ -29,3 +29,12 @@ func.func @dense() attributes {tile.params = {N = 2 : i32},
   %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32, #tile.sym<[N]>>
   return
 }
+
+// -----
+
+// tile.targets names supported targets, at least one.
+// expected-error @+1 {{instance 'pair' of @only: tile.targets must be a non-empty array of target names (sm_80, sm_90a, sm_100a)}}
+func.func @only() attributes {tile.params = {N = 2 : i32},
+    tile.instances = {pair = {"tile.targets" = ["sm_101"]}}} {
+  return
+}

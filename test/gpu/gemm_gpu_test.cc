@@ -121,10 +121,8 @@ protected:
                                 KernelArg::I32(m),
                                 KernelArg::I32(n),
                                 KernelArg::I32(k)};
-      status = (*kernel)->LaunchTiles(
-          {uint32_t((n + config->tile_n - 1) / config->tile_n),
-           uint32_t((m + config->tile_m - 1) / config->tile_m), 1},
-          args);
+      const std::array<uint32_t, 2> grid = GemmGrid(*config, m, n);
+      status = (*kernel)->LaunchTiles({grid[0], grid[1], 1}, args);
     }
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
@@ -204,7 +202,16 @@ protected:
   // Every instance the configuration table can pick, launched directly.
   void RunEveryConfig() {
     const Shape &s = GetParam();
+    // Instances built for one target only (CTA pairs: sm_100a) run there.
+    absl::StatusOr<int> major = driver_->DeviceAttribute(
+        0, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    absl::StatusOr<int> minor = driver_->DeviceAttribute(
+        0, cu::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    ASSERT_TRUE(major.ok() && minor.ok());
+    const std::string target = TargetForComputeCapability(*major, *minor);
     for (const GemmConfig &config : GemmConfigs()) {
+      if (!GemmConfigRunsOn(config, target))
+        continue;
       SCOPED_TRACE(std::string(config.kernel));
       Problem p = NewProblem(config.dtype, 1.0);
       Check(config.dtype, s.m, s.n, s.k, p.x, p.w, p.scale, p.dx, p.dw, p.ds,

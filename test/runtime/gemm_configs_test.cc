@@ -18,10 +18,11 @@ TEST(GemmConfigsTest, EveryConfigIsAnEmbeddedKernel) {
       continue;
     ++modules;
     for (const GemmConfig &config : GemmConfigs())
-      EXPECT_NE(std::string(entry.metadata)
-                    .find("\"" + std::string(config.kernel) + "\""),
-                std::string::npos)
-          << config.kernel << " is not in gemm@" << entry.target;
+      EXPECT_EQ(std::string(entry.metadata)
+                        .find("\"" + std::string(config.kernel) + "\"") !=
+                    std::string::npos,
+                GemmConfigRunsOn(config, entry.target))
+          << config.kernel << " in gemm@" << entry.target;
   }
   if (modules == 0)
     GTEST_SKIP() << "no embedded gemm module in this build";
@@ -47,6 +48,50 @@ TEST(GemmConfigsTest, OtherTargetsTakeTheSquareTile) {
         ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, {target, 132}).kernel,
         "gemm_bf16");
   }
+}
+
+TEST(GemmConfigsTest, BlackwellPairsWhenTheyFillTheSms) {
+  const GemmDevice b200{"sm_100a", 148};
+  // 4096^2: 256 pair tiles of 256 x 256, 512 programs.
+  const GemmConfig &large =
+      ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, b200);
+  EXPECT_EQ(large.kernel, "gemm_fp8_pair");
+  EXPECT_TRUE(large.cta_pair);
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, b200).kernel,
+            "gemm_bf16_pair");
+  // 74 pair tiles (1024 x 4864) fill 148 SMs; 73 do not.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4864, 4096, b200).kernel,
+            "gemm_fp8_pair");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4608, 4096, b200).kernel,
+            "gemm_fp8");
+  // Skinny products never pair (one row tile).
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 128, 65536, 4096, b200).kernel,
+            "gemm_fp8");
+  // No other target runs a pair instance.
+  for (const GemmConfig &config : GemmConfigs())
+    if (config.cta_pair) {
+      EXPECT_TRUE(GemmConfigRunsOn(config, "sm_100a"));
+      EXPECT_FALSE(GemmConfigRunsOn(config, "sm_90a"));
+      EXPECT_FALSE(GemmConfigRunsOn(config, "sm_80"));
+    } else {
+      EXPECT_TRUE(GemmConfigRunsOn(config, "sm_90a"));
+    }
+}
+
+TEST(GemmConfigsTest, PairsLaunchAnEvenNumberOfRowTiles) {
+  const GemmDevice b200{"sm_100a", 148};
+  const GemmConfig &pair =
+      ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, b200);
+  ASSERT_TRUE(pair.cta_pair);
+  EXPECT_EQ(GemmGrid(pair, 4096, 4096), (std::array<uint32_t, 2>{16, 32}));
+  // 3 row tiles of 128 become 4 (a cluster of two needs an even grid y).
+  EXPECT_EQ(GemmGrid(pair, 300, 1000), (std::array<uint32_t, 2>{4, 4}));
+  EXPECT_EQ(GemmGrid(pair, 1, 1), (std::array<uint32_t, 2>{1, 2}));
+  const GemmConfig &square =
+      ChooseGemmConfig(DType::kF8E4M3, 300, 1000, 4096, {"sm_90a", 132});
+  ASSERT_FALSE(square.cta_pair);
+  const std::array<uint32_t, 2> grid = GemmGrid(square, 300, 1000);
+  EXPECT_EQ(grid[1], uint32_t((300 + square.tile_m - 1) / square.tile_m));
 }
 
 TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {

@@ -84,7 +84,7 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
       "tensor_maps": [{"param": 6, "elem": "bf16", "base": 1,
                        "sizes": [{"arg": 2}, {"arg": 3}],
                        "strides": [{"arg": 3}, {"value": 1}],
-                       "box": [8, 64], "swizzle": 128}],
+                       "box": [8, 64], "swizzle": 128, "required": true}],
       "registers": 168
     }, {"name": "empty", "block": [32, 1, 1], "shared_bytes": 0,
         "cluster": [1, 1, 1], "params": [], "tensor_maps": []})"));
@@ -111,7 +111,22 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
   EXPECT_EQ(map.strides[1].value, 1);
   EXPECT_THAT(map.box, ElementsAre(8u, 64u));
   EXPECT_EQ(map.swizzle, 128u);
+  EXPECT_TRUE(map.required);
   EXPECT_TRUE(info->kernels[1].params.empty());
+
+  // "required" is optional (false) and, when present, a boolean.
+  absl::StatusOr<ModuleInfo> bad = ParseMetadata(Document(R"({
+      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
+      "cluster": [1, 2, 1],
+      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
+                 {"name": "m", "kind": "i32"}, {"name": "t", "kind": "tensormap", "elem": "bf16"}],
+      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
+                       "sizes": [{"arg": 1}, {"arg": 1}],
+                       "strides": [{"arg": 1}, {"value": 1}],
+                       "box": [8, 64], "swizzle": 128, "required": 1}]})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("required"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("expected a boolean"));
 }
 
 TEST(MetadataTest, ParsesAPersistentKernel) {

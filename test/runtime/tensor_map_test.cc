@@ -69,6 +69,29 @@ TEST(TensorMapTest, UnalignedViewsGetNoMap) {
   EXPECT_FALSE(request->encode);
 }
 
+TEST(TensorMapTest, RequiredMapsRefuseUnalignedViews) {
+  // A kernel that reads through TMA alone (a CTA pair's GEMM) has no
+  // fallback: an unaligned view is an error naming the parameter.
+  KernelInfo kernel = GemmKernel();
+  kernel.tensor_maps[0].required = true;
+  std::vector<KernelArg> odd_k = {KernelArg::DevicePtr(0x10000),
+                                  KernelArg::I32(300), KernelArg::I32(4127)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], odd_k);
+  ASSERT_FALSE(request.ok());
+  EXPECT_EQ(request.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(request.status().message(),
+              HasSubstr("reads 'x' through TMA only"));
+  std::vector<KernelArg> odd_base = {KernelArg::DevicePtr(0x10008),
+                                     KernelArg::I32(300), KernelArg::I32(64)};
+  EXPECT_FALSE(PlanTensorMap(kernel, kernel.tensor_maps[0], odd_base).ok());
+  std::vector<KernelArg> aligned = {KernelArg::DevicePtr(0x10000),
+                                    KernelArg::I32(300), KernelArg::I32(64)};
+  request = PlanTensorMap(kernel, kernel.tensor_maps[0], aligned);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_TRUE(request->encode);
+}
+
 TEST(TensorMapTest, RejectsSizesNoTensorHas) {
   KernelInfo kernel = GemmKernel();
   std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),

@@ -90,6 +90,36 @@ TEST(Tcgen05InstrDescriptor, RejectsInvalidShapesAndMixedKinds) {
   EXPECT_TRUE(getInstrDescriptor(OperandType::BF16, OperandType::BF16, 64, 8));
 }
 
+TEST(Tcgen05InstrDescriptor, CtaPairShapes) {
+  // cta_group::2: M counts both CTAs' rows; M = 256 takes N in steps of 16,
+  // M = 128 in steps of 32. The field still holds M >> 4 (16 fits bits
+  // 24-28).
+  std::optional<uint32_t> pair =
+      getInstrDescriptor(OperandType::E4M3, OperandType::E4M3, 256, 256, 2);
+  ASSERT_TRUE(pair);
+  EXPECT_EQ(bits(*pair, 17, 22), 256u >> 3) << "N >> 3";
+  EXPECT_EQ(bits(*pair, 24, 28), 256u >> 4) << "M >> 4";
+  EXPECT_EQ(bits(*pair, 23, 23), 0u) << "reserved";
+  EXPECT_EQ(bits(*pair, 29, 29), 0u) << "reserved";
+  EXPECT_EQ(*pair, 0x10400010u);
+  EXPECT_EQ(
+      *getInstrDescriptor(OperandType::BF16, OperandType::BF16, 256, 128, 2),
+      0x10200490u);
+  EXPECT_TRUE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 256, 16, 2));
+  EXPECT_TRUE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 128, 32, 2));
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 128, 16, 2));
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 64, 64, 2));
+  // M = 256 exists only for pairs.
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 256, 128));
+  EXPECT_FALSE(
+      getInstrDescriptor(OperandType::BF16, OperandType::BF16, 256, 128, 3));
+}
+
 TEST(Tcgen05SmemDescriptor, Swizzle128Rows) {
   std::optional<uint64_t> desc = getSmemDescriptorBits(128, 128);
   ASSERT_TRUE(desc);
