@@ -4,6 +4,8 @@
 #include "lowering/Passes.h"
 #include "lowering/Patterns.h"
 
+#include "dialect/TargetInfo.h"
+
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -162,6 +164,26 @@ void removeRedundantBarriers(ModuleOp module) {
     op->erase();
 }
 
+/// Ops whose lowering is TMA, mbarrier transactions or setmaxnreg (sm_90
+/// and newer) are an error on a target without them: the NVPTX backend
+/// would abort on their intrinsics instead.
+LogicalResult checkTargetHasTma(ModuleOp module, StringRef target) {
+  std::optional<TargetInfo> info = TargetInfo::get(target);
+  if (!info || info->hasTma())
+    return success();
+  WalkResult result = module.walk([&](Operation *op) {
+    if (!isa<MakeTensorMapOp, MBarrierInitOp, MBarrierExpectOp, MBarrierWaitOp,
+             MBarrierArriveOp, TmaCopyOp, StoreBoxesOp, TmaStoreOp,
+             TmaStoreWaitOp, WarpSpecializeOp>(op))
+      return WalkResult::advance();
+    op->emitOpError() << "needs a target with TMA and mbarrier transactions "
+                         "(sm_90a, sm_100a), not '"
+                      << target << "'";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 struct ConvertTileToLLVMPass
     : public tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
@@ -178,6 +200,7 @@ struct ConvertTileToLLVMPass
     // The lowerings read every index of a list as an operand.
     materializeIndexLists(module);
     if (failed(checkFunctionsAreKernels(module)) ||
+        failed(checkTargetHasTma(module, target)) ||
         failed(checkLayoutsAssigned(module)) ||
         failed(checkTensorMapSources(module)))
       return signalPassFailure();
