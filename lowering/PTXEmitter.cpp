@@ -164,37 +164,6 @@ std::string renumberFunction(StringRef body, size_t index) {
   return out;
 }
 
-/// The PTX the NVPTX printer gives for a whole module, from the PTX of
-/// each of its kernels compiled alone: one header, the first kernel's
-/// `// .globl` line, every module-scope declaration once, then the kernels
-/// in module order. Kernels share nothing but declarations (they call no
-/// functions), so each compiles alone to the same text.
-std::string mergeKernelPTX(ArrayRef<std::string> ptxs) {
-  SmallVector<KernelPTX> parts;
-  for (const std::string &ptx : ptxs)
-    parts.push_back(splitKernelPTX(ptx));
-  std::string out = parts.front().header.str();
-  out += parts.front().globl.str();
-  SmallVector<StringRef> declarations;
-  for (const KernelPTX &part : parts) {
-    SmallVector<StringRef> lines;
-    part.declarations.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-    for (StringRef line : lines)
-      if (!llvm::is_contained(declarations, line))
-        declarations.push_back(line);
-  }
-  for (StringRef line : declarations)
-    out += (line + "\n").str();
-  if (!declarations.empty())
-    out += "\n";
-  for (auto [i, part] : llvm::enumerate(parts)) {
-    if (i)
-      out += part.globl.str();
-    out += renumberFunction(part.body, i);
-  }
-  return out;
-}
-
 /// Compiles each kernel of `module` in its own context on a pool of
 /// threads (O3 and instruction selection dominate the compile time, and
 /// kernels do not interact), then merges their PTX. Returns std::nullopt
@@ -268,6 +237,37 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
   return mergeKernelPTX(ptxs);
 }
 } // namespace
+
+/// The PTX the NVPTX printer gives for a whole module, from the PTX of
+/// each of its kernels compiled alone: one header, the first kernel's
+/// `// .globl` line, every module-scope declaration once, then the kernels
+/// in module order. Kernels share nothing but declarations (they call no
+/// functions), so each compiles alone to the same text.
+std::string mlir::tile::mergeKernelPTX(ArrayRef<std::string> ptxs) {
+  SmallVector<KernelPTX> parts;
+  for (const std::string &ptx : ptxs)
+    parts.push_back(splitKernelPTX(ptx));
+  std::string out = parts.front().header.str();
+  out += parts.front().globl.str();
+  SmallVector<StringRef> declarations;
+  for (const KernelPTX &part : parts) {
+    SmallVector<StringRef> lines;
+    part.declarations.split(lines, '\n', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef line : lines)
+      if (!llvm::is_contained(declarations, line))
+        declarations.push_back(line);
+  }
+  for (StringRef line : declarations)
+    out += (line + "\n").str();
+  if (!declarations.empty())
+    out += "\n";
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    if (i)
+      out += part.globl.str();
+    out += renumberFunction(part.body, i);
+  }
+  return out;
+}
 
 FailureOr<std::string> mlir::tile::emitPTX(ModuleOp module, StringRef target,
                                            std::string *llvmIR,

@@ -20,6 +20,11 @@ FailureOr<std::string> emitPTX(ModuleOp module, StringRef target,
 
 /// JSON metadata (docs/metadata.md) for the kernels of a lowered module.
 std::string emitMetadataJSON(ModuleOp module, StringRef target);
+/// The PTX the NVPTX printer gives for a whole module, from the PTX of
+/// each of its kernels compiled alone (in module order): one header, every
+/// module-scope declaration once, the kernels with their local labels and
+/// spill depots renumbered.
+std::string mergeKernelPTX(ArrayRef<std::string> ptxs);
 
 } // namespace mlir::tile
 

@@ -43,8 +43,14 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
                    llvm::cl::init(true)};
 };
 
-/// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR.
+/// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR:
+/// tile-instantiate, then buildTileKernelPipeline.
 void buildTileToPTXPipeline(OpPassManager &pm, const TileToPTXOptions &options);
+/// Everything after tile-instantiate: kernels (no templates) -> LLVM + NVVM.
+/// Kernels do not interact here, so a module of one kernel lowers as that
+/// kernel does in a module of many.
+void buildTileKernelPipeline(OpPassManager &pm,
+                             const TileToPTXOptions &options);
 /// Registers `tile-to-ptx` as a named pipeline.
 void registerTileToPTXPipeline();
 } // namespace mlir::tile

@@ -25,6 +25,11 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
                                         const TileToPTXOptions &options) {
   // One kernel per configuration of each kernel template.
   pm.addPass(createTileInstantiate({std::string(options.target)}));
+  buildTileKernelPipeline(pm, options);
+}
+
+void mlir::tile::buildTileKernelPipeline(OpPassManager &pm,
+                                         const TileToPTXOptions &options) {
   // Running histograms of loops counted in shared memory.
   pm.addPass(createTileAccumulateHistograms());
   // Hardware mapping at tile level.

@@ -12,6 +12,7 @@
 #include "tools/emit-ptx/KernelSummary.h"
 #include "tools/emit-ptx/ResourceSummary.h"
 
+#include "lowering/CompileKernels.h"
 #include "lowering/PTXEmitter.h"
 #include "lowering/Passes.h"
 
@@ -144,28 +145,37 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  PassManager pm(&context);
-  if (printStages) {
-    context.disableMultithreading();
-    // After every pass, changed or not, so each stage can be read in order.
-    pm.enableIRPrinting(
-        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
-  }
   tile::TileToPTXOptions options;
   options.target = target;
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.tma = tma;
-  tile::buildTileToPTXPipeline(pm, options);
-  if (failed(pm.run(*module)))
-    return 1;
-
   std::string llvmIR;
-  FailureOr<std::string> ptx = tile::emitPTX(
-      *module, target, emitKind == EmitKind::LLVM ? &llvmIR : nullptr,
-      compileThreads);
+  FailureOr<std::string> ptx = failure();
+  if (printStages || emitKind == EmitKind::LLVM) {
+    // The whole module through one pipeline: its stages print in order,
+    // and the optimized LLVM IR is the whole module's.
+    PassManager pm(&context);
+    if (printStages) {
+      context.disableMultithreading();
+      // After every pass, changed or not, so each stage can be read in
+      // order.
+      pm.enableIRPrinting(
+          /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+          /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    }
+    tile::buildTileToPTXPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      return 1;
+    ptx = tile::emitPTX(*module, target,
+                        emitKind == EmitKind::LLVM ? &llvmIR : nullptr,
+                        compileThreads);
+  } else {
+    // Each kernel lowered and compiled on a thread of its own (the same
+    // PTX as the whole module through one pipeline).
+    ptx = tile::compileKernels(*module, options, compileThreads);
+  }
   if (failed(ptx))
     return 1;
   std::string metadata = tile::emitMetadataJSON(*module, target);
