@@ -13,6 +13,8 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
+#include <atomic>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -68,29 +70,36 @@ mlir::tile::compileKernels(ModuleOp module, const TileToPTXOptions &options,
   for (func::FuncOp kernel : kernels)
     parts.push_back(isolate(module, kernel));
   std::vector<std::string> ptxs(parts.size());
-  std::vector<bool> failed(parts.size(), false);
+  // Bytes, not std::vector<bool>: threads write neighbouring entries.
+  std::vector<char> failed(parts.size(), 0);
   {
     ParallelDiagnosticHandler diagnostics(context);
-    llvm::DefaultThreadPool pool(
-        llvm::hardware_concurrency(std::min<unsigned>(threads, parts.size())));
-    for (size_t k = 0; k < parts.size(); ++k)
-      pool.async([&, k] {
-        diagnostics.setOrderIDForThread(k);
+    // Each worker takes the next kernel until none is left, with one pass
+    // manager for all of its kernels (its passes, the canonicalizer's
+    // pattern sets among them, are set up once).
+    std::atomic<size_t> next = 0;
+    unsigned workers = std::min<unsigned>(threads, parts.size());
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(workers));
+    for (unsigned w = 0; w < workers; ++w)
+      pool.async([&] {
         PassManager pm(context);
         buildTileKernelPipeline(pm, options);
-        FailureOr<std::string> ptx =
-            succeeded(pm.run(*parts[k]))
-                ? emitPTX(*parts[k], options.target, /*llvmIR=*/nullptr,
-                          /*threads=*/1)
-                : FailureOr<std::string>(failure());
-        failed[k] = mlir::failed(ptx);
-        if (!failed[k])
-          ptxs[k] = std::move(*ptx);
-        diagnostics.eraseOrderIDForThread();
+        for (size_t k = next++; k < parts.size(); k = next++) {
+          diagnostics.setOrderIDForThread(k);
+          FailureOr<std::string> ptx =
+              succeeded(pm.run(*parts[k]))
+                  ? emitPTX(*parts[k], options.target, /*llvmIR=*/nullptr,
+                            /*threads=*/1)
+                  : FailureOr<std::string>(failure());
+          failed[k] = mlir::failed(ptx);
+          if (!failed[k])
+            ptxs[k] = std::move(*ptx);
+          diagnostics.eraseOrderIDForThread();
+        }
       });
     pool.wait();
   }
-  if (llvm::is_contained(failed, true))
+  if (llvm::is_contained(failed, 1))
     return failure();
 
   // The lowered kernels back in `module`, in order, with each module-level

@@ -205,7 +205,8 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
     llvm::WriteBitcodeToFile(*alone, os);
   }
   std::vector<std::string> ptxs(kernels.size());
-  std::vector<bool> failed(kernels.size(), false);
+  // Bytes, not std::vector<bool>: threads write neighbouring entries.
+  std::vector<char> failed(kernels.size(), 0);
   llvm::DefaultThreadPool pool(
       llvm::hardware_concurrency(std::min<unsigned>(threads, kernels.size())));
   for (size_t k = 0; k < kernels.size(); ++k)
@@ -232,7 +233,7 @@ std::optional<std::string> emitKernelsInParallel(llvm::Module &module,
         ptxs[k] = std::move(*ptx);
     });
   pool.wait();
-  if (llvm::is_contained(failed, true))
+  if (llvm::is_contained(failed, 1))
     return std::nullopt;
   return mergeKernelPTX(ptxs);
 }
