@@ -12,6 +12,7 @@
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -58,6 +59,23 @@ FailureOr<DictionaryAttr> describeScalar(Builder &b, func::FuncOp func,
   return failure();
 }
 
+/// Whether every use of tensor map `op` sits in the then-branch of an
+/// scf.if on a tile.view_aligned that tests its view: the kernel has
+/// another way (cp.async, plain stores) for views no map describes.
+bool isGuardedByViewAligned(MakeTensorMapOp op) {
+  return llvm::all_of(op->getUsers(), [&](Operation *user) {
+    for (Operation *at = user; at; at = at->getParentOp()) {
+      auto branch = dyn_cast_or_null<scf::IfOp>(at->getParentOp());
+      if (!branch || at->getParentRegion() != &branch.getThenRegion())
+        continue;
+      auto aligned = branch.getCondition().getDefiningOp<ViewAlignedOp>();
+      if (aligned && llvm::is_contained(aligned.getViews(), op.getView()))
+        return true;
+    }
+    return false;
+  });
+}
+
 /// The metadata of the tensor map `op` carried by hidden parameter
 /// `param`: what the runtime encodes it from (docs/metadata.md).
 FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
@@ -93,11 +111,10 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
     return fail();
   TensorMapType type = op.getResult().getType();
   SmallVector<int64_t> box(type.getBox());
-  // A kernel with no tile.view_aligned switch reads through TMA alone: the
-  // runtime must refuse views a tensor map cannot describe.
-  bool required =
-      !func.walk([](ViewAlignedOp) { return WalkResult::interrupt(); })
-           .wasInterrupted();
+  // A map some copy uses outside the aligned branch of a tile.view_aligned
+  // switch over its view has no fallback: the runtime must refuse views it
+  // cannot describe.
+  bool required = !isGuardedByViewAligned(op);
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("param", b.getI64IntegerAttr(param)),
       b.getNamedAttr("elem",

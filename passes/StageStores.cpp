@@ -13,6 +13,7 @@
 #include "passes/SharedMemory.h"
 
 #include "dialect/TargetInfo.h"
+#include "dialect/TileLayouts.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -38,12 +39,32 @@ struct StagedStore {
   int64_t rows = 0, width = 0, boxes = 0, chunks = 0;
 };
 
-std::optional<StagedStore> planStore(StoreOp store) {
+/// Whether `layout` is the one tcgen05 accumulators of `func` are read into
+/// registers in (getTmemLoadLayout): a row per thread, a run of columns
+/// each.
+bool isTensorMemoryReadLayout(Attribute layout, func::FuncOp func) {
+  bool found = false;
+  func.walk([&](ConvertLayoutOp convert) {
+    auto src = cast<RankedTensorType>(convert.getSrc().getType());
+    if (isTensorMemoryLayout(src.getEncoding()) &&
+        cast<RankedTensorType>(convert.getResult().getType()).getEncoding() ==
+            layout)
+      found = true;
+  });
+  return found;
+}
+
+std::optional<StagedStore> planStore(StoreOp store, func::FuncOp func) {
   auto type = cast<RankedTensorType>(store.getValue().getType());
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(type.getEncoding());
-  // wgmma accumulators (version 3): rows scattered over lanes, two columns
-  // per thread. Their 8-column repetitions tile the boxes.
-  if (!mma || mma.getVersion() != 3 || type.getRank() != 2 || store.getMask() ||
+  // Accumulator epilogues: wgmma's (version 3: rows scattered over lanes,
+  // two columns per thread, 8-column repetitions that tile the boxes) and
+  // tcgen05's as tcgen05.ld leaves them in registers (a row per lane, a
+  // run of columns per thread; tile.store_boxes finds each run's box at
+  // run time).
+  bool wgmma = mma && mma.getVersion() == 3;
+  if ((!wgmma && !isTensorMemoryReadLayout(type.getEncoding(), func)) ||
+      type.getRank() != 2 || store.getMask() ||
       !isTensorMappable(store.getView()))
     return std::nullopt;
   int64_t bytes = getScratchElementBytes(type.getElementType());
@@ -125,7 +146,7 @@ struct StageStoresPass
         return;
       SmallVector<std::pair<StoreOp, StagedStore>> stores;
       func.walk([&](StoreOp store) {
-        if (std::optional<StagedStore> s = planStore(store))
+        if (std::optional<StagedStore> s = planStore(store, func))
           stores.push_back({store, *s});
       });
       if (stores.empty())

@@ -18,7 +18,9 @@
 // 16-byte aligned; by cp.async otherwise (K = 4127). On sm_100a tcgen05
 // (lowering/TensorCore/Tcgen05Lowering.cpp) on the same rings: thread 0
 // issues tcgen05.mma into tensor memory and commits to per-stage
-// mbarriers, the epilogue reads the accumulator with tcgen05.ld. On sm_80
+// mbarriers, the epilogue reads the accumulator with tcgen05.ld, scales
+// and casts it in registers and leaves through shared memory and a TMA
+// store (tile-stage-stores), as on sm_90a. On sm_80
 // mma.sync m16n8k16 with fragments read by ldmatrix from the same kind of
 // ring, fp8 widened to bf16 (in registers, not copied).
 // SM90-LABEL: .entry gemm_bf16
@@ -66,7 +68,11 @@
 // SM100-NEXT: tcgen05.wait::ld.sync.aligned;
 // SM100: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // SM100-NEXT: tcgen05.wait::ld.sync.aligned;
-// SM100: st.global.v4.b32
+// SM100: cp.async.bulk.wait_group.read 0;
+// SM100: st.shared.v4.b32
+// SM100: fence.proxy.async.shared::cta;
+// SM100: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// SM100: cp.async.bulk.commit_group;
 // SM100: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 // SM100-LABEL: .entry gemm_fp8
 // SM100: tcgen05.alloc.cta_group::1

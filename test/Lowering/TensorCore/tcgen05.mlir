@@ -62,7 +62,11 @@
 // PTX-NEXT: tcgen05.wait::ld.sync.aligned;
 // PTX: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PTX-NEXT: tcgen05.wait::ld.sync.aligned;
-// PTX: st.global.v4.b32
+// In emit-ptx's pipeline the accumulator leaves through shared memory and
+// a TMA store (tile-stage-stores): each thread's row of 64 f32 as 16-byte
+// stores into the swizzled boxes.
+// PTX: st.shared.{{v4.b32|v2.b64}}
+// PTX: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // PTX: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 // Unpipelined (num-stages=1), the dot is synchronous with its operands in
 // registers: they are staged into scratch as for wgmma (16-byte stores,
@@ -97,9 +101,11 @@
 // SYNC-PTX-LABEL: .entry gemm_bf16
 // SYNC-PTX: mbarrier.init.shared.b64 [{{%r[0-9]+}}], 2;
 // SYNC-PTX: tcgen05.mma.cta_group::1.kind::f16
-// SYNC-PTX: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [__tile_smem+32776];
-// SYNC-PTX-NEXT: mbarrier.arrive.shared.b64 {{%rd[0-9]+}}, [__tile_smem+32776];
-// SYNC-PTX: mbarrier.try_wait.shared.b64 {{%p[0-9]+}}, [__tile_smem+32776], {{%rd[0-9]+}};
+// In emit-ptx's pipeline the staged epilogue adds a 32 KiB buffer, so
+// the barrier is at 65544 there.
+// SYNC-PTX: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [__tile_smem+65544];
+// SYNC-PTX-NEXT: mbarrier.arrive.shared.b64 {{%rd[0-9]+}}, [__tile_smem+65544];
+// SYNC-PTX: mbarrier.try_wait.shared.b64 {{%p[0-9]+}}, [__tile_smem+65544], {{%rd[0-9]+}};
 func.func @gemm_bf16(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %y: !tile.ptr<f32>,
                      %M: i32, %N: i32, %K: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
