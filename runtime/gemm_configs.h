@@ -46,7 +46,8 @@ bool GemmConfigRunsOn(const GemmConfig &config, absl::string_view target);
 std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
                                  int64_t n);
 
-// Every instance the build embeds, for every target.
+// Every instance of the table; GemmConfigRunsOn says which targets' modules
+// hold each (all of them but the sm_100a-only CTA pairs).
 absl::Span<const GemmConfig> GemmConfigs();
 
 // The GPU a configuration is chosen for.
