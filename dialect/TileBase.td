@@ -84,6 +84,12 @@ def Tile_Dialect : Dialect {
     /// even one issues one M = 256 tcgen05.mma for the pair, each program's
     /// accumulator rows landing in its own tensor memory.
     static constexpr llvm::StringLiteral kCtaPairAttrName = "tile.cta_pair";
+    /// Integer attribute of a kernel with tcgen05 dots (2, 4 or 8): this
+    /// many programs (or CTA pairs) side by side along grid y form a
+    /// cluster, and a staged operand that is the same for all of them (B
+    /// of a GEMM: the same columns) is loaded once for the cluster, each
+    /// program copying 1/m of it and multicasting it to the others.
+    static constexpr llvm::StringLiteral kMulticastAttrName = "tile.multicast";
     /// Array attribute of a `tile.instances` entry: the targets the
     /// instance is made for (tile-instantiate skips it for others).
     static constexpr llvm::StringLiteral kTargetsAttrName = "tile.targets";

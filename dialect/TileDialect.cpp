@@ -286,6 +286,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' is a bool on a kernel";
     return success();
   }
+  if (name == kMulticastAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    int64_t m = value ? value.getInt() : 0;
+    if (!isa<FunctionOpInterface>(op) || !llvm::is_contained({2, 4, 8}, m))
+      return op->emitError() << "'" << name << "' is 2, 4 or 8 on a kernel";
+    if (getClusterPrograms(op) > 8)
+      return op->emitError() << "'" << name << "' = " << m
+                             << " makes clusters of " << getClusterPrograms(op)
+                             << " programs with CTA pairs; at most 8 run";
+    return success();
+  }
   if (name == kTargetAttrName) {
     if (!isa<ModuleOp>(op) || !isa<StringAttr>(attr.getValue()))
       return op->emitError()
@@ -304,4 +315,18 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";
+}
+
+bool mlir::tile::isCtaPair(Operation *func) {
+  auto pair = func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName);
+  return pair && pair.getValue();
+}
+
+int64_t mlir::tile::getMulticast(Operation *func) {
+  auto m = func->getAttrOfType<IntegerAttr>(TileDialect::kMulticastAttrName);
+  return m ? m.getInt() : 1;
+}
+
+int64_t mlir::tile::getClusterPrograms(Operation *func) {
+  return (isCtaPair(func) ? 2 : 1) * getMulticast(func);
 }

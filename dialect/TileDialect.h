@@ -54,6 +54,16 @@ LogicalResult verifyTemplateInstances(func::FuncOp func, Attribute attr);
 /// Warps per CTA of a kernel (`tile.num_warps`, default 4).
 unsigned getNumWarps(Operation *func);
 
+/// Whether kernel `func` (a func.func or the llvm.func it lowers to) runs
+/// its tcgen05 dot on CTA pairs (tile.cta_pair).
+bool isCtaPair(Operation *func);
+/// The programs (or CTA pairs) that share a multicast operand
+/// (tile.multicast), 1 without.
+int64_t getMulticast(Operation *func);
+/// The programs of one of `func`'s clusters, which lie along grid y: 2 per
+/// CTA pair times tile.multicast.
+int64_t getClusterPrograms(Operation *func);
+
 /// The entries of an index list (offsets, extents, strides) in order:
 /// `values`, and the literal integers of `statics` where it holds them.
 /// `statics` has one entry per index (ShapedType::kDynamic where a value

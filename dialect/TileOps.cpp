@@ -761,6 +761,9 @@ LogicalResult TmaCopyOp::verify() {
     return emitOpError() << "fills rows in wgmma order with boxes of 8 rows, "
                             "got "
                          << box[0];
+  if (getMulticast() && (stage[0] / box[0]) % *getParts() != 0)
+    return emitOpError() << "cannot share " << stage[0] / box[0]
+                         << " boxes among " << *getParts() << " parts";
   return success();
 }
 

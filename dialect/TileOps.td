@@ -463,7 +463,8 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
   let hasVerifier = 1;
 }
 
-def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "bulk tensor copy of a tile into a buffer stage";
   let description = [{
     Starts copying the `R`×`C` tile whose first element is at element
@@ -478,20 +479,35 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     the bytes count on that barrier of the pair's even program instead
     (`.cta_group::2`), which waits for both programs' copies.
 
+    With `multicast %mask part %j of P` (`tile.multicast`), the programs
+    of the cluster in `mask` (bit r: cluster rank r) share the tile: this
+    program copies only the boxes `b` with `b % P == j`, each into the same
+    place of the stage of every program in `mask`, and its bytes count on
+    the barrier at the same place in each of them (or in their pairs' even
+    programs with `leader_barrier`).
+
     ```mlir
     tile.tma_copy %map[%row, %k], %ring[%stage], %bars[%stage]
         : !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>,
           !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>,
           !tile.smem<4xi64>
+    tile.tma_copy %map[%col, %k], %ring[%stage], %bars[%stage]
+        multicast %mask part %rank of 2
+        : !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>,
+          !tile.smem<4x128x64xbf16, #tile.swizzle<128>>, !tile.smem<4xi64>
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<I32>:$offsets,
                        Tile_SharedBufferType:$buffer, I32:$stage,
                        Tile_SharedBufferType:$barriers, I32:$barrier,
+                       Optional<I32>:$multicast, Optional<I32>:$part,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<2>]>>
+                           :$parts,
                        UnitAttr:$leader_barrier);
   let assemblyFormat = [{
     $map `[` $offsets `]` `,` $buffer `[` $stage `]` `,` $barriers `[`
-    $barrier `]` attr-dict `:` qualified(type($map)) `,`
+    $barrier `]` (`multicast` $multicast^ `part` $part `of` $parts)?
+    attr-dict `:` qualified(type($map)) `,`
     qualified(type($buffer)) `,` qualified(type($barriers))
   }];
   let hasVerifier = 1;
@@ -1103,13 +1119,21 @@ def Tile_DotCommitOp : Tile_Op<"dot_commit", [
     `tile.mbarrier_wait` on that barrier then guards the reuse of the
     stages those dots read, and the reading of their accumulator.
 
+    With `multicast %mask`, the barrier at the same place in every program
+    of the cluster in `mask` (bit r: cluster rank r) receives the arrival:
+    programs that load the dots' operands into each other's shared memory
+    (CTA pairs, `tile.multicast`) all learn when a stage is free.
+
     ```mlir
     tile.dot_commit %consumed[%stage] : !tile.smem<4xi64>
+    tile.dot_commit %consumed[%stage] multicast %mask : !tile.smem<4xi64>
     ```
   }];
-  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index);
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index,
+                       Optional<I32>:$multicast);
   let assemblyFormat = [{
-    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`multicast` $multicast^)? attr-dict `:`
+    qualified(type($barriers))
   }];
 }
 

@@ -21,7 +21,9 @@
 // consumers store the last. _pair instances exist for sm_100a only
 // (tile.targets): programs m and m + 1 of a cluster of two share one
 // tcgen05 instruction of 256 rows (tile.cta_pair), each staging half of
-// the w tile.
+// the w tile; _pair_mc2 instances put two pairs of the same columns in a
+// cluster of four (tile.multicast), which load each w tile once between
+// them, multicast to both.
 //
 // The passes choose where the operands go and which tensor-core
 // instruction multiplies them (wgmma on sm_90a; mma.sync m16n8k16 for
@@ -96,7 +98,15 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                                     "tile.targets" = ["sm_100a"]},
                   gemm_fp8_pair = {T = f8E4M3FN, BK = 128 : i32,
                                    BN = 256 : i32, "tile.cta_pair" = true,
-                                   "tile.targets" = ["sm_100a"]}}} {
+                                   "tile.targets" = ["sm_100a"]},
+                  gemm_bf16_pair_mc2 = {BN = 256 : i32,
+                                        "tile.cta_pair" = true,
+                                        "tile.multicast" = 2 : i32,
+                                        "tile.targets" = ["sm_100a"]},
+                  gemm_fp8_pair_mc2 = {T = f8E4M3FN, BK = 128 : i32,
+                                       BN = 256 : i32, "tile.cta_pair" = true,
+                                       "tile.multicast" = 2 : i32,
+                                       "tile.targets" = ["sm_100a"]}}} {
   %c0 = arith.constant 0 : i32
   %bm = tile.param "BM" : i32
   %bn = tile.param "BN" : i32

@@ -132,13 +132,6 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
   return b.getDictionaryAttr(fields);
 }
 
-/// Whether `func` runs its tcgen05 dot on CTA pairs: clusters of two
-/// programs along grid y (tile.cta_pair).
-bool isCtaPair(func::FuncOp func) {
-  auto pair = func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName);
-  return pair && pair.getValue();
-}
-
 DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
                              StringRef target, ArrayAttr tensorMaps) {
   Builder b(func.getContext());
@@ -169,7 +162,7 @@ DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
       b.getNamedAttr("target", b.getStringAttr(target)),
       b.getNamedAttr("block", b.getI64ArrayAttr({threads, 1, 1})),
       b.getNamedAttr("cluster",
-                     b.getI64ArrayAttr({1, isCtaPair(func) ? 2 : 1, 1})),
+                     b.getI64ArrayAttr({1, getClusterPrograms(func), 1})),
       b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(shared)),
       b.getNamedAttr("params", b.getArrayAttr(params)),
       b.getNamedAttr("tensor_maps", tensorMaps),
@@ -230,14 +223,17 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
                       rewriter.getUnitAttr());
     auto block = rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
     llvmFunc->setAttr(NVVM::NVVMDialect::getReqntidAttrName(), block);
-    // CTA pairs launch as clusters of two along y (.reqnctapercluster); the
-    // tcgen05 lowering reads the attribute on the lowered function.
-    if (isCtaPair(func)) {
-      llvmFunc->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                        rewriter.getDenseI32ArrayAttr({1, 2, 1}));
-      llvmFunc->setAttr(TileDialect::kCtaPairAttrName,
-                        rewriter.getBoolAttr(true));
-    }
+    // CTA pairs and multicast groups launch as clusters along y
+    // (.reqnctapercluster); the tcgen05 lowering reads the attributes on
+    // the lowered function.
+    if (int64_t programs = getClusterPrograms(func); programs > 1)
+      llvmFunc->setAttr(
+          NVVM::NVVMDialect::getClusterDimAttrName(),
+          rewriter.getDenseI32ArrayAttr({1, int32_t(programs), 1}));
+    for (StringRef name :
+         {TileDialect::kCtaPairAttrName, TileDialect::kMulticastAttrName})
+      if (Attribute attr = func->getAttr(name))
+        llvmFunc->setAttr(name, attr);
     // A register cap trades a few spills for more resident CTAs, which is
     // what memory-bound kernels with large register tiles need.
     if (auto cap = func->getAttrOfType<IntegerAttr>(

@@ -170,19 +170,31 @@ struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
 /// `cp.async.bulk.tensor.2d.cta_group::2` of the box at `coords` (column,
 /// row) of tensor map `map` into shared address `dst` (ptr<3>), its bytes
 /// completing on the pair leader's mbarrier at shared::cluster address
-/// `barrier` (i32), where `issues` holds. Inline PTX: the NVVM op takes
+/// `barrier` (i32), where `issues` holds; with `mask` (i16), multicast to
+/// those programs of the cluster, each destination's bytes completing on
+/// the barrier of its own pair's leader. Inline PTX: the NVVM op takes
 /// only a barrier of this program's own shared memory.
 void copyToPairLeader(OpBuilder &b, Location loc, Value dst, Value map,
-                      ArrayRef<Value> coords, Value barrier, Value issues) {
+                      ArrayRef<Value> coords, Value barrier, Value issues,
+                      Value mask) {
   Value dstAddress = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), dst);
   Value predicate = LLVM::ZExtOp::create(b, loc, b.getI32Type(), issues);
+  SmallVector<Value> operands = {dstAddress, map,     coords[0],
+                                 coords[1],  barrier, predicate};
+  std::string multicast, constraints = "r,l,r,r,r,r";
+  if (mask) {
+    operands.push_back(mask);
+    multicast = ".multicast::cluster";
+    constraints += ",h";
+  }
   LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{},
-      ValueRange{dstAddress, map, coords[0], coords[1], barrier, predicate},
+      b, loc, TypeRange{}, operands,
       "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $5, 0;\n\t"
       "@p cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global."
-      "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];\n\t}",
-      "r,l,r,r,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      "mbarrier::complete_tx::bytes" +
+          multicast + " [$0], [$1, {$2, $3}], [$4]" + (mask ? ", $6" : "") +
+          ";\n\t}",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
@@ -224,13 +236,25 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
                                LLVM::LLVMPointerType::get(b.getContext(), 7),
                                barrier, even));
     }
-    // Box j (rows j·boxRows ..) is issued by thread j of the role's first
-    // warp.
-    for (int64_t first = 0; first < boxes; first += 32) {
+    // Multicast: this program copies boxes part, part + parts, ... for
+    // every program of the mask.
+    int64_t parts = op.getParts().value_or(1);
+    Value mask;
+    if (op.getMulticast())
+      mask = LLVM::TruncOp::create(b, loc, b.getI16Type(),
+                                   adaptor.getMulticast().front());
+    // This program's box j (rows (j·parts + part)·boxRows ..) is issued by
+    // thread j of the role's first warp.
+    int64_t ownBoxes = boxes / parts;
+    for (int64_t first = 0; first < ownBoxes; first += 32) {
       Value box = LLVM::AddOp::create(b, loc, tid, i32Const(b, loc, first));
+      if (mask)
+        box = LLVM::AddOp::create(
+            b, loc, LLVM::MulOp::create(b, loc, box, i32Const(b, loc, parts)),
+            adaptor.getPart().front());
       Value issues = LLVM::ICmpOp::create(
           b, loc, LLVM::ICmpPredicate::ult, tid,
-          i32Const(b, loc, std::min<int64_t>(32, boxes - first)));
+          i32Const(b, loc, std::min<int64_t>(32, ownBoxes - first)));
       Value row = LLVM::MulOp::create(b, loc, box, i32Const(b, loc, boxRows));
       Value stagedRow =
           swizzle.getWgmmaWarps()
@@ -245,12 +269,12 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
           col0, LLVM::AddOp::create(b, loc, row0, row).getResult()};
       if (leaderBarrier) {
         copyToPairLeader(b, loc, dst, adaptor.getMap().front(), coords,
-                         leaderBarrier, issues);
+                         leaderBarrier, issues, mask);
         continue;
       }
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, dst, adaptor.getMap().front(), coords, barrier,
-          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/mask,
           /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
           /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issues);
     }

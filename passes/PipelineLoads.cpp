@@ -305,6 +305,9 @@ struct StagedLoad {
   /// B of a CTA pair's dot: each program stages half of the rows (see
   /// isPairedDot).
   bool paired = false;
+  /// The same for every program of the kernel's cluster (tile.multicast):
+  /// each copies 1/m of the boxes and multicasts them to the others.
+  bool shared = false;
 };
 
 /// Whether `dot` runs on a CTA pair: a tcgen05 instruction of M = 256 over
@@ -412,7 +415,7 @@ SmallVector<DotOp> getAsyncCandidates(scf::ForOp loop, const StagedLoads &loads,
 /// iteration's dots; the ring's waits on those barriers (waitForDots) guard
 /// the stages and the accumulator.
 void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots, Value consumed,
-                   Value read) {
+                   Value read, Value commitMask) {
   if (consumed) {
     for (DotOp dot : dots)
       dot.setAsync(true);
@@ -420,7 +423,7 @@ void makeDotsAsync(scf::ForOp loop, ArrayRef<DotOp> dots, Value consumed,
         dots, [](DotOp a, DotOp b) { return a->isBeforeInBlock(b); });
     OpBuilder b(last->getContext());
     b.setInsertionPointAfter(last);
-    DotCommitOp::create(b, loop.getLoc(), consumed, read);
+    DotCommitOp::create(b, loop.getLoc(), consumed, read, commitMask);
     return;
   }
   for (DotOp dot : dots) {
@@ -458,6 +461,14 @@ struct Ring {
   /// and whether it is the even one (i1), which waits for both programs'
   /// copies and issues the dots; null otherwise.
   Value rank, leader;
+  /// Programs (or pairs) that share the `shared` loads (tile.multicast).
+  int64_t multicast = 1;
+  /// With shared loads: the programs this one's copies of them land in
+  /// (i32 mask of cluster ranks) and which of the m parts it copies.
+  Value copyMask, part;
+  /// The programs whose consumed barriers each commit reaches (CTA pairs,
+  /// multicast); null: this program's own.
+  Value commitMask;
 };
 
 /// Runs `body` at `b`'s insertion point, inside a branch taken by the pair
@@ -566,9 +577,10 @@ bool mlir::tile::isTensorMappable(Value view) {
 namespace {
 
 /// The tensor-map type TMA copies `staged`'s stages with: boxes of whole
-/// rows (eight rows when they are staged in wgmma order), or null when
-/// the rows do not fill exactly one swizzle span.
-TensorMapType getTensorMapType(const StagedLoad &staged) {
+/// rows (eight rows when they are staged in wgmma order, 1/`multicast` of
+/// them when the load is shared), or null when the rows do not fill
+/// exactly one swizzle span.
+TensorMapType getTensorMapType(const StagedLoad &staged, int64_t multicast) {
   SharedBufferType type = staged.bufferType;
   auto swizzle = cast<SwizzleAttr>(type.getSwizzle());
   int64_t rows = type.getShape()[1], cols = type.getShape()[2];
@@ -576,6 +588,12 @@ TensorMapType getTensorMapType(const StagedLoad &staged) {
   if (swizzle.getBytes() < 32 || rowBytes != swizzle.getBytes())
     return {};
   int64_t boxRows = swizzle.getWgmmaWarps() ? 8 : std::min<int64_t>(rows, 256);
+  // A shared load's m parts: boxes of whole swizzle atoms (8 rows).
+  if (staged.shared) {
+    boxRows = rows / multicast;
+    if (rows % multicast != 0 || boxRows % 8 != 0 || boxRows > 256)
+      return {};
+  }
   if (rows % boxRows != 0)
     return {};
   MLIRContext *context = type.getContext();
@@ -661,7 +679,7 @@ void finishRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
     staged.load.getResult().replaceAllUsesWith(tile);
     staged.load.erase();
   }
-  makeDotsAsync(loop, ring.dots, ring.consumed, read);
+  makeDotsAsync(loop, ring.dots, ring.consumed, read, ring.commitMask);
   SmallVector<SmallVector<Operation *>> slices;
   for (StagedLoad &staged : ring.loads)
     slices.push_back(staged.slice);
@@ -792,6 +810,13 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
 /// bytes of both and waits for them, and the dots' commits arrive on both
 /// programs' consumed barriers, which each waits on before refilling its
 /// own stage.
+///
+/// With shared loads (tile.multicast: m programs, or pairs, of a cluster
+/// along y read the same tile), each program copies part `ring.part` of
+/// the tile's boxes into the stage of all of them (ring.copyMask); every
+/// program still receives and announces its whole stage. Its consumed
+/// barriers count the commits of all m issuers, whose dots read what this
+/// program copies, so that no stage is refilled while any of them reads it.
 void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
                  ArrayRef<Value> maps, Value barriers) {
   Location loc = loop.getLoc();
@@ -814,8 +839,13 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
             arith::MulIOp::create(
                 b, loc, ring.rank,
                 i32Constant(b, loc, staged.bufferType.getShape()[1])));
-      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
-                        toLeader);
+      if (staged.shared)
+        TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
+                          ring.copyMask, ring.part,
+                          b.getI64IntegerAttr(ring.multicast), toLeader);
+      else
+        TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
+                          Value(), Value(), IntegerAttr(), toLeader);
     }
   };
   Value stages = i32Constant(b, loc, ring.stages);
@@ -1029,7 +1059,8 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
     TmaCopyOp::create(
         b, loc, map,
         cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs),
-        buffer, stage, full, stage);
+        buffer, stage, full, stage, Value(), Value(), IntegerAttr(),
+        UnitAttr());
 
   b.setInsertionPointToStart(loop.getBody());
   auto [consumed, read] =
@@ -1070,16 +1101,10 @@ bool canSpecialize(scf::IfOp version, Ring &ring) {
   return !other;
 }
 
-/// Whether the programs of a CTA pair (clusters of two along grid y) run
-/// `loop` for the same iterations and copy the same B rows in it: neither
-/// its bounds nor the offsets of its paired loads depend on the program's
-/// y coordinate or cluster rank.
-bool isUniformOverPair(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
-  SmallVector<Value> pending = {loop.getLowerBound(), loop.getUpperBound(),
-                                loop.getStep()};
-  for (StagedLoad &staged : loads)
-    if (staged.paired)
-      llvm::append_range(pending, staged.load.getOffsets());
+/// Whether `values` are the same for every program of a cluster (which
+/// lies along grid y): none depends on the program's y coordinate or
+/// cluster rank, or on an enclosing loop whose bounds do.
+bool isUniformOverCluster(SmallVector<Value> pending) {
   DenseSet<Value> seen;
   while (!pending.empty()) {
     Value v = pending.pop_back_val();
@@ -1087,7 +1112,7 @@ bool isUniformOverPair(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
       continue;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       // An enclosing loop's induction variable varies as its bounds do.
-      // Kernel parameters are the same for both programs.
+      // Kernel parameters are the same for every program.
       Operation *owner = arg.getOwner()->getParentOp();
       if (isa<func::FuncOp>(owner))
         continue;
@@ -1108,6 +1133,17 @@ bool isUniformOverPair(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
   return true;
 }
 
+/// Whether the programs of a cluster (a CTA pair, a multicast group) run
+/// `loop` for the same iterations and copy the same B rows of a pair in it.
+bool isUniformOverCluster(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
+  SmallVector<Value> values = {loop.getLowerBound(), loop.getUpperBound(),
+                               loop.getStep()};
+  for (StagedLoad &staged : loads)
+    if (staged.paired)
+      llvm::append_range(values, staged.load.getOffsets());
+  return isUniformOverCluster(std::move(values));
+}
+
 /// Stages the dot operands `candidates` loads in shared memory: a ring of
 /// buffers filled asynchronously ahead of the dots. With `tma`, when every
 /// staged view can be described by a tensor map, the loop is versioned on
@@ -1121,18 +1157,34 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   if (failed(ring))
     return;
   bool paired = llvm::any_of(ring->dots, isPairedDot);
+  bool tcgen05 = !ring->dots.empty() && isTcgen05Dot(ring->dots.front());
+  // tile.multicast: the loads that are the same for every program of the
+  // cluster are shared (only by tcgen05 rings, whose consumed barriers can
+  // count the other programs' dots).
+  auto func = loop->getParentOfType<func::FuncOp>();
+  bool multicast = false;
+  if (tcgen05 && getMulticast(func) > 1) {
+    ring->multicast = getMulticast(func);
+    for (StagedLoad &staged : ring->loads) {
+      staged.shared =
+          isUniformOverCluster(SmallVector<Value>(staged.load.getOffsets()));
+      multicast |= staged.shared;
+    }
+  }
   SmallVector<TensorMapType> mapTypes;
   for (StagedLoad &staged : ring->loads) {
-    TensorMapType type = getTensorMapType(staged);
+    TensorMapType type = getTensorMapType(staged, ring->multicast);
     if (tma && type && isTensorMappable(staged.load.getView()))
       mapTypes.push_back(type);
   }
   bool allMapped = mapTypes.size() == ring->loads.size();
-  // A CTA pair's ring runs on TMA alone (the leader's barriers count the
-  // other program's copies), with both programs copying the same B rows
-  // for the same iterations; otherwise the dot stays unpipelined, which
-  // the pass reports.
-  if (paired && (!allMapped || !isUniformOverPair(loop, ring->loads)))
+  // The ring of a CTA pair or a multicast group runs on TMA alone (the
+  // leader's barriers count the other program's copies; copies land in
+  // other programs), with every program of the cluster copying the same B
+  // rows for the same iterations; otherwise the dot stays unpipelined (a
+  // pair's) or copies nothing for others, which the pass reports.
+  bool clustered = paired || multicast;
+  if (clustered && (!allMapped || !isUniformOverCluster(loop, ring->loads)))
     return;
   Location loc = loop.getLoc();
   // Buffers, barriers and tensor maps are set up once, before a persistent
@@ -1143,18 +1195,19 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     buffers.push_back(
         AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
   MLIRContext *context = loop.getContext();
-  auto barrierBuffer = [&]() -> Value {
+  auto barrierBuffer = [&](int64_t arrivals) -> Value {
     Value barriers = AllocSharedOp::create(
         b, loc,
         SharedBufferType::get(context, {ring->stages}, b.getI64Type(),
                               Attribute()),
         IntegerAttr());
-    // One arrival per phase: a tcgen05.commit, or thread 0's expect_tx.
-    MBarrierInitOp::create(b, loc, barriers, 1);
+    MBarrierInitOp::create(b, loc, barriers, arrivals);
     return barriers;
   };
-  if (!ring->dots.empty() && isTcgen05Dot(ring->dots.front()))
-    ring->consumed = barrierBuffer();
+  // Consumed barriers: one tcgen05.commit per phase of each of the m
+  // programs (pair leaders) whose dots read the stage's copies.
+  if (tcgen05)
+    ring->consumed = barrierBuffer(ring->multicast);
   if (!allMapped)
     return emitCpAsyncRing(loop, *ring, buffers);
 
@@ -1163,13 +1216,41 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     views.push_back(staged.load.getView());
     maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
   }
-  Value barriers = barrierBuffer();
-  if (paired) {
-    // Every barrier of both programs is initialized before either copies
-    // or commits to the other's.
-    ring->rank = ClusterRankOp::create(b, loc);
-    ring->leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         ring->rank, i32Constant(b, loc, 0));
+  // Full barriers: one arrival per phase, thread 0's (the leader's)
+  // expect_tx.
+  Value barriers = barrierBuffer(1);
+  if (clustered) {
+    // The cluster's programs lie along y, a pair's two next to each other:
+    // rank = pair index · 2 + rank in the pair.
+    Value rank = ClusterRankOp::create(b, loc);
+    int64_t pairSize = paired ? 2 : 1;
+    if (paired) {
+      ring->rank = arith::AndIOp::create(b, loc, rank, i32Constant(b, loc, 1));
+      ring->leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           ring->rank, i32Constant(b, loc, 0));
+    }
+    int64_t programs = pairSize * ring->multicast;
+    if (multicast) {
+      // Part j goes to the programs of the same rank in each pair.
+      int64_t sameRank = 0;
+      for (int64_t j = 0; j < ring->multicast; ++j)
+        sameRank |= int64_t(1) << (j * pairSize);
+      ring->part =
+          arith::DivUIOp::create(b, loc, rank, i32Constant(b, loc, pairSize));
+      ring->copyMask = i32Constant(b, loc, sameRank);
+      if (paired)
+        ring->copyMask =
+            arith::ShLIOp::create(b, loc, ring->copyMask, ring->rank);
+      // Every program copies into stages some issuer of the cluster reads.
+      ring->commitMask = i32Constant(b, loc, (int64_t(1) << programs) - 1);
+    } else {
+      // The pair's two programs: 3 << (rank & ~1).
+      ring->commitMask = arith::ShLIOp::create(
+          b, loc, i32Constant(b, loc, 3),
+          arith::AndIOp::create(b, loc, rank, i32Constant(b, loc, ~1)));
+    }
+    // Every barrier of the cluster is initialized before any program
+    // copies or commits to another's.
     ClusterBarrierOp::create(b, loc);
     return emitTmaRing(loop, *ring, buffers, maps, barriers);
   }
@@ -1561,7 +1642,25 @@ struct PipelineLoadsPass
           return WalkResult::interrupt();
         });
     if (unpaired.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // tile.multicast asks for an operand shared by the cluster.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isKernel(func) || getMulticast(func) == 1)
+        continue;
+      WalkResult shared = func.walk([](TmaCopyOp copy) {
+        return copy.getMulticast() ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+      });
+      if (shared.wasInterrupted())
+        continue;
+      func.emitError()
+          << "tile.multicast: no operand is shared by the cluster; it needs "
+             "a tcgen05 dot pipelined with TMA whose K loop loads an operand "
+             "that is the same for every program of the cluster (not "
+             "depending on tile.program_id y), with loop bounds that are "
+             "too, in parts of whole 8-row boxes";
+      return signalPassFailure();
+    }
   }
 };
 } // namespace

@@ -32,20 +32,27 @@ constexpr GemmConfig kConfigs[] = {
     {"gemm_fp8_128x256_ws_p", DType::kF8E4M3, 128, 256, 4, true, true},
     // CTA pairs of sm_100a: 128 x 256 per program, 256 x 256 per pair; a
     // program stages half of B, so a stage is 32 KiB for either type.
-    {"gemm_bf16_pair", DType::kBF16, 128, 256, 5, false, false, true,
+    {"gemm_bf16_pair", DType::kBF16, 128, 256, 5, false, false, true, 1,
      "sm_100a"},
-    {"gemm_fp8_pair", DType::kF8E4M3, 128, 256, 5, false, false, true,
+    {"gemm_fp8_pair", DType::kF8E4M3, 128, 256, 5, false, false, true, 1,
+     "sm_100a"},
+    // Two pairs of the same columns in a cluster of four, which load each
+    // B tile once between them (tile.multicast).
+    {"gemm_bf16_pair_mc2", DType::kBF16, 128, 256, 5, false, false, true, 2,
+     "sm_100a"},
+    {"gemm_fp8_pair_mc2", DType::kF8E4M3, 128, 256, 5, false, false, true, 2,
      "sm_100a"},
 };
 
 const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0,
                        bool warp_specialized = false, bool persistent = false,
-                       bool cta_pair = false) {
+                       bool cta_pair = false, int multicast = 1) {
   for (const GemmConfig &config : kConfigs)
     if (config.dtype == dtype && config.tile_m == tile_m &&
         config.tile_n == tile_n && (stages == 0 || config.stages == stages) &&
         config.warp_specialized == warp_specialized &&
-        config.persistent == persistent && config.cta_pair == cta_pair)
+        config.persistent == persistent && config.cta_pair == cta_pair &&
+        config.multicast == multicast)
       return config;
   // The 128 x 128 instance exists for both dtypes.
   return Find(dtype, 128, 128);
@@ -63,11 +70,15 @@ bool GemmConfigRunsOn(const GemmConfig &config, absl::string_view target) {
   return config.only_target.empty() || config.only_target == target;
 }
 
+int GemmClusterRows(const GemmConfig &config) {
+  return (config.cta_pair ? 2 : 1) * config.multicast;
+}
+
 std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
                                  int64_t n) {
+  const int64_t cluster = GemmClusterRows(config);
   int64_t rows = (m + config.tile_m - 1) / config.tile_m;
-  if (config.cta_pair)
-    rows += rows % 2;
+  rows = (rows + cluster - 1) / cluster * cluster;
   return {uint32_t((n + config.tile_n - 1) / config.tile_n), uint32_t(rows)};
 }
 
@@ -78,11 +89,17 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   //
   // sm_100a (never run on hardware, so by construction, not measurement):
   // CTA pairs of 256 x 256 when they give every SM a program; a pair
-  // reads each B tile once for 256 rows and holds half of it per SM.
+  // reads each B tile once for 256 rows and holds half of it per SM. With
+  // an even number of pair rows (no cluster of four left half idle), or
+  // eight or more (at most one idle pair in eight), two pairs share each
+  // B tile through multicast, halving B's reads from L2.
   if (device.target == "sm_100a" && m > 128) {
     const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;
-    if (2 * Tiles(m, n, 256, 256) >= sms)
-      return Find(dtype, 128, 256, 0, false, false, true);
+    if (2 * Tiles(m, n, 256, 256) >= sms) {
+      const int64_t pair_rows = (m + 255) / 256;
+      const bool share = pair_rows % 2 == 0 || pair_rows >= 8;
+      return Find(dtype, 128, 256, 0, false, false, true, share ? 2 : 1);
+    }
   }
   if (device.target != "sm_90a")
     return Find(dtype, 128, 128);

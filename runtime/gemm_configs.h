@@ -33,6 +33,10 @@ struct GemmConfig {
   // dimension is even (GemmGrid), and the operands must be 16-byte aligned
   // rows (TMA only).
   bool cta_pair = false;
+  // Programs (or CTA pairs) side by side along M that load each tile of w
+  // once between them and multicast it (tile.multicast, sm_100a only): a
+  // cluster holds cta_pair ? 2 * multicast : multicast programs along M.
+  int multicast = 1;
   // The one target the instance is built for; empty: every target.
   absl::string_view only_target = {};
 };
@@ -40,9 +44,12 @@ struct GemmConfig {
 // Whether `config`'s kernel exists in the module of `target`.
 bool GemmConfigRunsOn(const GemmConfig &config, absl::string_view target);
 
+// The programs of one of `config`'s clusters, which lie along M.
+int GemmClusterRows(const GemmConfig &config);
+
 // The launch grid (tiles along N, tiles along M) of `config` for an M x N
-// output: CTA pairs take an even number of row tiles (the extra program
-// reads zeros and stores nothing).
+// output: the row tiles round up to whole clusters (CTA pairs, multicast
+// groups; the extra programs read zeros and store nothing).
 std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
                                  int64_t n);
 

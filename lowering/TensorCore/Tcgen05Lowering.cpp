@@ -46,8 +46,11 @@
 // cta_group::2 throughout: both programs allocate and free their tensor
 // memory together (the free after a cluster barrier), thread 0 of the even
 // program alone issues the M = 256 mma over both programs' stages and
-// commits to the consumed barrier of both (multicast), and each program
-// reads its own 128 rows back as above.
+// commits to the consumed barrier of both (the `multicast` mask of
+// tile.dot_commit, which tile-pipeline-loads sets), and each program reads
+// its own 128 rows back as above. With a cluster (pairs, tile.multicast), no
+// program frees its tensor memory and exits before a cluster barrier: the
+// others may still copy into its shared memory and arrive on its barriers.
 //
 // Nothing of this has run on Blackwell hardware: it is checked by ptxas
 // (sm_100a) and FileCheck only.
@@ -120,10 +123,7 @@ bool isCtaPairKernel(Operation *op) {
   Operation *func = isa<func::FuncOp, LLVM::LLVMFuncOp>(op)
                         ? op
                         : op->getParentOfType<FunctionOpInterface>();
-  auto pair = func
-                  ? func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName)
-                  : BoolAttr();
-  return pair && pair.getValue();
+  return func && isCtaPair(func);
 }
 
 NVVM::CTAGroupKind getCtaGroup(bool paired) {
@@ -371,18 +371,12 @@ struct DotCommitLowering : public OpConversionPattern<DotCommitOp> {
             .getResult());
     // tcgen05.commit tracks the async tcgen05 work of the executing thread:
     // thread 0, which issued the dots, and only it, so that each commit is
-    // one arrival. A CTA pair's leader commits to the barrier at the same
-    // place in both programs (multicast), since each refills its own stages.
+    // one arrival on each barrier it reaches.
     bool paired = isCtaPairKernel(op);
     emitIf(b, loc, isIssuingThread(b, loc, paired), [&](OpBuilder &t) {
       Value mask;
-      if (paired) {
-        Value rank = NVVM::ClusterId::create(t, loc, t.getI32Type());
-        Value even = LLVM::AndOp::create(t, loc, rank, i32Const(t, loc, ~1));
-        mask = LLVM::TruncOp::create(
-            t, loc, t.getI16Type(),
-            LLVM::ShlOp::create(t, loc, i32Const(t, loc, 3), even));
-      }
+      if (Value multicast = adaptor.getMulticast())
+        mask = LLVM::TruncOp::create(t, loc, t.getI16Type(), multicast);
       NVVM::Tcgen05CommitOp::create(t, loc, barrier, mask, getCtaGroup(paired));
     });
     rewriter.eraseOp(op);
@@ -559,12 +553,13 @@ LogicalResult mlir::tile::allocateTensorMemory(ModuleOp module) {
       OpBuilder r(ret);
       Location at = ret.getLoc();
       // Every warp's tcgen05.ld is complete (tcgen05.wait::ld) before the
-      // barrier; then warp 0 releases the columns. A CTA pair waits for
-      // both programs: the leader's dots read the other's shared memory,
-      // whose last copies the leader waited for, and both free the
-      // columns together.
+      // barrier; then warp 0 releases the columns. A cluster waits for all
+      // its programs: a pair's leader's dots read the other's shared
+      // memory, whose last copies the leader waited for, both free the
+      // columns together, and multicast copies and commits of the others
+      // may still land in this program's shared memory.
       tcgen05Fence(r, at, NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
-      if (paired)
+      if (getClusterPrograms(func) > 1)
         clusterBarrier(r, at);
       else
         ctaBarrier(r, at);

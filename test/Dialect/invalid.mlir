@@ -593,6 +593,18 @@ func.func @tma_box_columns(%m: !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, 
 
 // -----
 
+// Multicast parts take whole boxes: a 128-row stage in 64-row boxes has
+// two, which four programs cannot share.
+func.func @tma_multicast_parts(%m: !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{cannot share 2 boxes among 4 parts}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] multicast %at part %at of 4 : !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
 func.func @store_boxes_rows(%t: tensor<64x128xbf16>) {
   %buf = tile.alloc_shared : !tile.smem<2x64x32xbf16, #tile.swizzle<64>>
   // expected-error @below {{writes stages of 128-byte rows under a 128-byte swizzle, got '!tile.smem<2x64x32xbf16, #tile.swizzle<64>>'}}

@@ -5,6 +5,7 @@
 // RUN: FileCheck %s --check-prefix=SM90 < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=SM100 < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=PAIR < %t.sm100a.ptx
+// RUN: FileCheck %s --check-prefix=MULTICAST < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm80.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
@@ -87,7 +88,7 @@
 // of (1, 2, 1), cta_group::2 everywhere, B copied by halves into the
 // leader's barriers, one M = 256 instruction per K step (bf16: 0x10400490,
 // N = 256; fp8: 0x10400010) from the leader, commits multicast to both.
-// PAIR-LABEL: .entry gemm_bf16_pair
+// PAIR-LABEL: .entry gemm_bf16_pair(
 // PAIR: .reqnctapercluster 1, 2, 1
 // PAIR: tcgen05.alloc.cta_group::2
 // PAIR: barrier.cluster.arrive
@@ -98,12 +99,27 @@
 // PAIR: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64
 // PAIR: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // PAIR: tcgen05.dealloc.cta_group::2
-// PAIR-LABEL: .entry gemm_fp8_pair
+// PAIR-LABEL: .entry gemm_fp8_pair(
 // PAIR: .reqnctapercluster 1, 2, 1
 // PAIR: mov.b32 {{%r[0-9]+}}, 272629776;
 // PAIR-NEXT: tcgen05.mma.cta_group::2.kind::f8f6f4
 // PAIR: tcgen05.commit.cta_group::2
 // PAIR: tcgen05.dealloc.cta_group::2
+// The _pair_mc2 instances (tile.multicast = 2): clusters of four, each
+// program copying one 64-row box of its pair half of B and multicasting it
+// to the program of the same rank in the other pair; the leader's commits
+// reach all four programs (15).
+// MULTICAST-LABEL: .entry gemm_bf16_pair_mc2(
+// MULTICAST: .reqnctapercluster 1, 4, 1
+// MULTICAST: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// MULTICAST: tcgen05.mma.cta_group::2.kind::f16
+// MULTICAST: mov.b16 [[ALL:%rs[0-9]+]], 15;
+// MULTICAST-NEXT: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 {{.*}}, [[ALL]];
+// MULTICAST-LABEL: .entry gemm_fp8_pair_mc2(
+// MULTICAST: .reqnctapercluster 1, 4, 1
+// MULTICAST: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// MULTICAST: tcgen05.mma.cta_group::2.kind::f8f6f4
+// NOPAIR-NOT: _mc2
 // NOPAIR-NOT: _pair
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk

@@ -14,7 +14,8 @@
 // of its stage; the leader (rank 0) alone announces both programs' bytes
 // (2 x (16384 + 8192)) and waits for them, then issues the dot; both
 // programs wait on their own consumed barriers, which the leader's commit
-// reaches, before refilling their stages. A cluster barrier after the
+// reaches (multicast to the pair: 3 << (rank & ~1)), before refilling
+// their stages. A cluster barrier after the
 // barriers' initialization lets neither program copy or commit into the
 // other's barriers before they exist.
 // CHECK-LABEL: func.func @gemm_pair
@@ -26,8 +27,11 @@
 // CHECK: %[[BMAP:.*]] = tile.make_tensor_map {{.*}} : {{.*}} -> !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[READY:.*]] = tile.alloc_shared : !tile.smem<4xi64>
 // CHECK-NEXT: tile.mbarrier_init %[[READY]] count 1
-// CHECK-NEXT: %[[RANK:.*]] = tile.cluster_rank
+// CHECK-NEXT: %[[CRANK:.*]] = tile.cluster_rank
+// CHECK-NEXT: %[[RANK:.*]] = arith.andi %[[CRANK]], %c1_i32
 // CHECK-NEXT: %[[LEADER:.*]] = arith.cmpi eq, %[[RANK]], %c0_i32
+// CHECK-NEXT: %[[EVEN:.*]] = arith.andi %[[CRANK]], %c-2_i32
+// CHECK-NEXT: %[[PAIR:.*]] = arith.shli %c3_i32, %[[EVEN]]
 // CHECK-NEXT: tile.cluster_barrier
 // CHECK: scf.if %[[LEADER]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[READY]][%c0_i32], 49152
@@ -39,7 +43,7 @@
 // CHECK-NEXT: tile.mbarrier_wait %[[READY]]
 // CHECK: tile.load_stage %[[B]][{{.*}}] {paired} : !tile.smem<4x64x64xbf16, #tile.swizzle<128>> -> tensor<128x64xbf16
 // CHECK: tile.dot {{.*}} async
-// CHECK-NEXT: tile.dot_commit %[[DONE]]
+// CHECK-NEXT: tile.dot_commit %[[DONE]][{{.*}}] multicast %[[PAIR]]
 // CHECK: tile.mbarrier_wait %[[DONE]]
 // CHECK: scf.if %[[LEADER]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[READY]]{{.*}}, 49152

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/embedded.h"
+#include "runtime/metadata.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -26,6 +27,36 @@ TEST(GemmConfigsTest, EveryConfigIsAnEmbeddedKernel) {
   }
   if (modules == 0)
     GTEST_SKIP() << "no embedded gemm module in this build";
+}
+
+// GemmGrid rounds the rows to the clusters the kernels were compiled for.
+TEST(GemmConfigsTest, ClusterRowsMatchTheKernels) {
+  int kernels = 0;
+  for (const EmbeddedModule &entry : ListEmbedded()) {
+    if (std::string(entry.name) != "gemm")
+      continue;
+    absl::StatusOr<ModuleInfo> info = ParseMetadata(entry.metadata);
+    ASSERT_TRUE(info.ok()) << info.status();
+    for (const GemmConfig &config : GemmConfigs())
+      for (const KernelInfo &kernel : info->kernels)
+        if (kernel.name == config.kernel) {
+          ++kernels;
+          EXPECT_EQ(kernel.cluster,
+                    (std::array<uint32_t, 3>{
+                        1, uint32_t(GemmClusterRows(config)), 1}))
+              << config.kernel << " in gemm@" << entry.target;
+        }
+  }
+  if (kernels == 0)
+    GTEST_SKIP() << "no embedded gemm module in this build";
+}
+
+const GemmConfig &Named(absl::string_view kernel) {
+  for (const GemmConfig &config : GemmConfigs())
+    if (config.kernel == kernel)
+      return config;
+  ADD_FAILURE() << "no config " << kernel;
+  return GemmConfigs().front();
 }
 
 TEST(GemmConfigsTest, ChoiceKeepsTheDtype) {
@@ -52,16 +83,18 @@ TEST(GemmConfigsTest, OtherTargetsTakeTheSquareTile) {
 
 TEST(GemmConfigsTest, BlackwellPairsWhenTheyFillTheSms) {
   const GemmDevice b200{"sm_100a", 148};
-  // 4096^2: 256 pair tiles of 256 x 256, 512 programs.
+  // 4096^2: 256 pair tiles of 256 x 256, 512 programs, 16 pair rows: two
+  // pairs share each B tile.
   const GemmConfig &large =
       ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, b200);
-  EXPECT_EQ(large.kernel, "gemm_fp8_pair");
+  EXPECT_EQ(large.kernel, "gemm_fp8_pair_mc2");
   EXPECT_TRUE(large.cta_pair);
+  EXPECT_EQ(large.multicast, 2);
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, b200).kernel,
-            "gemm_bf16_pair");
+            "gemm_bf16_pair_mc2");
   // 74 pair tiles (1024 x 4864) fill 148 SMs; 73 do not.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4864, 4096, b200).kernel,
-            "gemm_fp8_pair");
+            "gemm_fp8_pair_mc2");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4608, 4096, b200).kernel,
             "gemm_fp8");
   // Skinny products never pair (one row tile).
@@ -78,18 +111,41 @@ TEST(GemmConfigsTest, BlackwellPairsWhenTheyFillTheSms) {
     }
 }
 
-TEST(GemmConfigsTest, PairsLaunchAnEvenNumberOfRowTiles) {
+TEST(GemmConfigsTest, BlackwellPairsShareBWhenClustersFill) {
   const GemmDevice b200{"sm_100a", 148};
-  const GemmConfig &pair =
-      ChooseGemmConfig(DType::kF8E4M3, 4096, 4096, 4096, b200);
-  ASSERT_TRUE(pair.cta_pair);
+  // 3 and 7 pair rows (768, 1792): a cluster of four would leave a pair
+  // idle in each column, so the pairs load their own B.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 768, 6400, 4096, b200).kernel,
+            "gemm_fp8_pair");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1792, 2816, 4096, b200).kernel,
+            "gemm_bf16_pair");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1025, 3840, 4096, b200).kernel,
+            "gemm_fp8_pair"); // 5 pair rows (the last of one row)
+  // An even number of pair rows (6), or 8 and more (9): multicast.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1536, 3328, 4096, b200).kernel,
+            "gemm_fp8_pair_mc2");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2304, 2304, 4096, b200).kernel,
+            "gemm_bf16_pair_mc2");
+}
+
+TEST(GemmConfigsTest, PairsLaunchWholeClustersOfRowTiles) {
+  const GemmConfig &pair = Named("gemm_fp8_pair");
+  EXPECT_EQ(GemmClusterRows(pair), 2);
   EXPECT_EQ(GemmGrid(pair, 4096, 4096), (std::array<uint32_t, 2>{16, 32}));
   // 3 row tiles of 128 become 4 (a cluster of two needs an even grid y).
   EXPECT_EQ(GemmGrid(pair, 300, 1000), (std::array<uint32_t, 2>{4, 4}));
   EXPECT_EQ(GemmGrid(pair, 1, 1), (std::array<uint32_t, 2>{1, 2}));
+  // Two pairs: whole clusters of four.
+  const GemmConfig &shared = Named("gemm_bf16_pair_mc2");
+  EXPECT_EQ(GemmClusterRows(shared), 4);
+  EXPECT_EQ(GemmGrid(shared, 4096, 4096), (std::array<uint32_t, 2>{16, 32}));
+  EXPECT_EQ(GemmGrid(shared, 300, 1000), (std::array<uint32_t, 2>{4, 4}));
+  EXPECT_EQ(GemmGrid(shared, 1300, 256), (std::array<uint32_t, 2>{1, 12}));
+  EXPECT_EQ(GemmGrid(shared, 1, 1), (std::array<uint32_t, 2>{1, 4}));
   const GemmConfig &square =
       ChooseGemmConfig(DType::kF8E4M3, 300, 1000, 4096, {"sm_90a", 132});
   ASSERT_FALSE(square.cta_pair);
+  EXPECT_EQ(GemmClusterRows(square), 1);
   const std::array<uint32_t, 2> grid = GemmGrid(square, 300, 1000);
   EXPECT_EQ(grid[1], uint32_t((300 + square.tile_m - 1) / square.tile_m));
 }
