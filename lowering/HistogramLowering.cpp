@@ -65,23 +65,12 @@ LogicalResult checkCountedLayouts(Operation *op, Value src, Value mask) {
 /// gives its bin (an i32 shared-window address).
 void addCounts(OpBuilder &b, Location loc, ValueRange values, ValueRange mask,
                int64_t bins, function_ref<Value(Value)> addressOf) {
-  Type i32 = b.getI32Type();
   Value one = i32Const(b, loc, 1);
   for (auto [e, value] : llvm::enumerate(values)) {
-    Type type = value.getType();
-    // Unsigned compare also rejects negative values.
-    Value counted = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::ult, value,
-        LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bins)));
-    if (!mask.empty())
-      counted = LLVM::AndOp::create(b, loc, counted, mask[e]);
-    Value bin = value;
-    if (type.getIntOrFloatBitWidth() > 32)
-      bin = LLVM::TruncOp::create(b, loc, i32, value);
-    else if (type.getIntOrFloatBitWidth() < 32)
-      bin = LLVM::ZExtOp::create(b, loc, i32, value);
-    Value safeBin =
-        LLVM::SelectOp::create(b, loc, counted, bin, i32Const(b, loc, 0));
+    Value counted =
+        isIndexInBounds(b, loc, value, bins, mask.empty() ? Value() : mask[e]);
+    Value safeBin = LLVM::SelectOp::create(
+        b, loc, counted, indexAsI32(b, loc, value), i32Const(b, loc, 0));
     addToSharedIf(b, loc, counted, addressOf(safeBin), one);
   }
 }

@@ -246,6 +246,24 @@ void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {
   NVVM::Barrier0Op::create(b, loc);
 }
 
+Value mlir::tile::isIndexInBounds(OpBuilder &b, Location loc, Value index,
+                                  int64_t bound, Value mask) {
+  Type type = index.getType();
+  Value inside = LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::ult, index,
+      LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bound)));
+  return mask ? LLVM::AndOp::create(b, loc, inside, mask).getResult() : inside;
+}
+
+Value mlir::tile::indexAsI32(OpBuilder &b, Location loc, Value index) {
+  unsigned width = index.getType().getIntOrFloatBitWidth();
+  if (width > 32)
+    return LLVM::TruncOp::create(b, loc, b.getI32Type(), index);
+  if (width < 32)
+    return LLVM::ZExtOp::create(b, loc, b.getI32Type(), index);
+  return index;
+}
+
 static Type scratchType(OpBuilder &b, Type type) {
   return type.isInteger(1) ? b.getI8Type() : type;
 }

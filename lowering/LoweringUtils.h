@@ -78,6 +78,15 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
 /// CTA-wide barrier.
 void ctaBarrier(OpBuilder &b, Location loc);
 
+/// Whether integer `index` (any width) lies in [0, `bound`), by an unsigned
+/// compare, so that negative values are out too, and, when `mask` (i1) is
+/// given, holds.
+Value isIndexInBounds(OpBuilder &b, Location loc, Value index, int64_t bound,
+                      Value mask = {});
+/// Integer `index` as i32: truncated, or zero-extended (it is known to be
+/// non-negative).
+Value indexAsI32(OpBuilder &b, Location loc, Value index);
+
 /// Warp specialization (WarpSpecializeLowering.cpp): the thread index
 /// counted from the first thread of the role `op` runs in (the producer
 /// warp, or the consumers from 0); the consumer threads when `op` runs in

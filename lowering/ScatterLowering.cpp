@@ -55,21 +55,11 @@ struct ScatterLowering : public OpConversionPattern<ScatterOp> {
     }
     ctaBarrier(b, loc);
     for (auto [e, value] : llvm::enumerate(values)) {
-      Value index = indices[e];
-      Type type = index.getType();
-      // Unsigned compare also rejects negative positions.
-      Value inside = LLVM::ICmpOp::create(
-          b, loc, LLVM::ICmpPredicate::ult, index,
-          LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, size)));
-      if (!mask.empty())
-        inside = LLVM::AndOp::create(b, loc, inside, mask[e]);
+      Value inside = isIndexInBounds(b, loc, indices[e], size,
+                                     mask.empty() ? Value() : mask[e]);
       auto ifOp = scf::IfOp::create(b, loc, inside, /*withElse=*/false);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-      if (type.getIntOrFloatBitWidth() > 32)
-        index = LLVM::TruncOp::create(tb, loc, tb.getI32Type(), index);
-      else if (type.getIntOrFloatBitWidth() < 32)
-        index = LLVM::ZExtOp::create(tb, loc, tb.getI32Type(), index);
-      storeScratch(tb, loc, op, value, index);
+      storeScratch(tb, loc, op, value, indexAsI32(tb, loc, indices[e]));
     }
     ctaBarrier(b, loc);
     SmallVector<Value> results;

@@ -143,8 +143,7 @@ Value isPairLeader(OpBuilder &b, Location loc) {
 /// The thread that issues tcgen05.mma and tcgen05.commit: thread 0, of the
 /// pair's even program with CTA pairs.
 Value isIssuingThread(OpBuilder &b, Location loc, bool paired) {
-  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                     threadId(b, loc), i32Const(b, loc, 0));
+  Value first = isThreadZero(b, loc);
   return paired ? LLVM::AndOp::create(b, loc, first, isPairLeader(b, loc))
                 : first;
 }
