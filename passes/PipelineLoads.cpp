@@ -969,6 +969,14 @@ getSpecializedRegisters(int64_t consumerWarps) {
 /// threads; the producer issues exactly the loop's iterations, so nothing
 /// is in flight after it.
 ///
+/// With tcgen05 dots the stages are released by the dots themselves: the
+/// tile.dot_commit of iteration i arrives on consumed barrier i % S once
+/// its dots are done, and the producer waits on that barrier instead of an
+/// empty one (the same phase). Since only the dots' issuing thread then
+/// gates the refills, the consumers pass a barrier of their own after each
+/// wait, so that none falls two phases of a full barrier behind; after the
+/// loop they wait for the last commit, which completes the accumulator.
+///
 /// In a persistent loop the producer walks the same tiles, recomputing
 /// what the copies' offsets need of each (getTileInputs), and iteration i
 /// counts on from the earlier tiles' trip counts: the producer fills the
@@ -983,12 +991,15 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   auto func = cast<func::FuncOp>(anchor->getParentOp());
   int64_t consumerWarps = getNumWarps(func);
   OpBuilder b(anchor);
-  Value empty =
-      AllocSharedOp::create(b, loc,
-                            SharedBufferType::get(context, {ring.stages},
-                                                  b.getI64Type(), Attribute()),
-                            IntegerAttr());
-  MBarrierInitOp::create(b, loc, empty, 32 * consumerWarps);
+  Value empty = ring.consumed;
+  if (!empty) {
+    empty = AllocSharedOp::create(b, loc,
+                                  SharedBufferType::get(context, {ring.stages},
+                                                        b.getI64Type(),
+                                                        Attribute()),
+                                  IntegerAttr());
+    MBarrierInitOp::create(b, loc, empty, 32 * consumerWarps);
+  }
 
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);
@@ -1066,7 +1077,18 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
   auto [consumed, read] =
       waitForStage(b, loop, full, ring.stages, consumerBase);
   bool asyncDots = !ring.dots.empty();
+  if (ring.consumed)
+    BarrierOp::create(b, loc);
   finishRing(loop, ring, buffers, read);
+  if (ring.consumed) {
+    // The dot of the last iteration, n - 1, completes the accumulator:
+    // waitForDots(j) waits for iteration j - S.
+    b.setInsertionPointAfter(loop);
+    waitForDots(b, loc, ring,
+                arith::AddIOp::create(b, loc, getTripCount(b, loop),
+                                      i32Constant(b, loc, ring.stages - 1)));
+    return;
+  }
   b.setInsertionPoint(loop.getBody()->getTerminator());
   if (!asyncDots) {
     MBarrierArriveOp::create(b, loc, empty, read);
@@ -1088,13 +1110,13 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
 }
 
 /// Whether the TMA version `version` of a ring's loop can take a producer
-/// warp: it sits in its kernel's body, which holds no other specialization,
-/// and its dots do not complete on mbarriers (tcgen05).
+/// warp: it sits in its kernel's body, which holds no other
+/// specialization. (Rings of CTA pairs and multicast groups, which are not
+/// versioned, never get here.)
 bool canSpecialize(scf::IfOp version, Ring &ring) {
   Operation *anchor = ring.outer ? ring.outer.getOperation() : version;
   auto func = dyn_cast<func::FuncOp>(anchor->getParentOp());
-  if (!func || ring.consumed ||
-      (ring.outer && failed(getTileInputs(ring, ring.outer))))
+  if (!func || (ring.outer && failed(getTileInputs(ring, ring.outer))))
     return false;
   bool other = false;
   func.walk([&](WarpSpecializeOp) { other = true; });

@@ -101,6 +101,11 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
       return Find(dtype, 128, 256, 0, false, false, true, share ? 2 : 1);
     }
   }
+  // Otherwise on sm_100a the 128 x 128 tile fed by a producer warp, which
+  // keeps the copies ahead while thread 0 issues the dots (without one,
+  // that thread waits for each stage to be released before refilling it).
+  if (device.target == "sm_100a")
+    return Find(dtype, 128, 128, 0, true);
   if (device.target != "sm_90a")
     return Find(dtype, 128, 128);
   const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;

@@ -6,6 +6,7 @@
 // RUN: FileCheck %s --check-prefix=SM100 < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=PAIR < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=MULTICAST < %t.sm100a.ptx
+// RUN: FileCheck %s --check-prefix=WS100 < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm80.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
@@ -120,6 +121,17 @@
 // MULTICAST: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
 // MULTICAST: tcgen05.mma.cta_group::2.kind::f8f6f4
 // NOPAIR-NOT: _mc2
+// The _ws instances on sm_100a: a producer warpgroup copies, waiting on
+// the stages' consumed barriers; the consumers issue tcgen05 (what the
+// runtime picks there when it does not pair).
+// WS100-LABEL: .entry gemm_fp8_ws(
+// WS100: .reqntid 384, 1, 1
+// WS100: setmaxnreg.dec.sync.aligned.u32 40;
+// WS100: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// WS100: setmaxnreg.inc.sync.aligned.u32 232;
+// WS100: tcgen05.mma.cta_group::1.kind::f8f6f4
+// WS100: tcgen05.commit.cta_group::1
+// WS100: tcgen05.dealloc.cta_group::1
 // NOPAIR-NOT: _pair
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk

@@ -71,10 +71,13 @@ TEST(GemmConfigsTest, ChoiceKeepsTheDtype) {
 }
 
 TEST(GemmConfigsTest, OtherTargetsTakeTheSquareTile) {
-  for (const char *target : {"sm_80", "sm_100a"})
-    EXPECT_EQ(
-        ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, {target, 132}).kernel,
-        "gemm_fp8");
+  EXPECT_EQ(
+      ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, {"sm_80", 132}).kernel,
+      "gemm_fp8");
+  // sm_100a feeds it from a producer warp.
+  EXPECT_EQ(
+      ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, {"sm_100a", 132}).kernel,
+      "gemm_fp8_ws");
   // sm_100a pairs large products (BlackwellPairsWhenTheyFillTheSms).
   EXPECT_EQ(
       ChooseGemmConfig(DType::kBF16, 4096, 4096, 4096, {"sm_80", 132}).kernel,
@@ -96,10 +99,10 @@ TEST(GemmConfigsTest, BlackwellPairsWhenTheyFillTheSms) {
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4864, 4096, b200).kernel,
             "gemm_fp8_pair_mc2");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 4608, 4096, b200).kernel,
-            "gemm_fp8");
+            "gemm_fp8_ws");
   // Skinny products never pair (one row tile).
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 128, 65536, 4096, b200).kernel,
-            "gemm_fp8");
+            "gemm_fp8_ws");
   // No other target runs a pair instance.
   for (const GemmConfig &config : GemmConfigs())
     if (config.cta_pair) {
