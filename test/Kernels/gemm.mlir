@@ -113,24 +113,42 @@
 // MULTICAST-LABEL: .entry gemm_bf16_pair_mc2(
 // MULTICAST: .reqnctapercluster 1, 4, 1
 // MULTICAST: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
-// MULTICAST: tcgen05.mma.cta_group::2.kind::f16
+// MULTICAST: mov.b32 {{%r[0-9]+}}, 272630928;
+// MULTICAST-NEXT: tcgen05.mma.cta_group::2.kind::f16
 // MULTICAST: mov.b16 [[ALL:%rs[0-9]+]], 15;
 // MULTICAST-NEXT: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 {{.*}}, [[ALL]];
 // MULTICAST-LABEL: .entry gemm_fp8_pair_mc2(
 // MULTICAST: .reqnctapercluster 1, 4, 1
 // MULTICAST: cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
-// MULTICAST: tcgen05.mma.cta_group::2.kind::f8f6f4
+// MULTICAST: mov.b32 {{%r[0-9]+}}, 272629776;
+// MULTICAST-NEXT: tcgen05.mma.cta_group::2.kind::f8f6f4
+// MULTICAST: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64
+// MULTICAST: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// MULTICAST: tcgen05.dealloc.cta_group::2
 // NOPAIR-NOT: _mc2
 // The _ws instances on sm_100a: a producer warpgroup copies, waiting on
 // the stages' consumed barriers; the consumers issue tcgen05 (what the
 // runtime picks there when it does not pair).
+// Instructions: M 128, N 128; bf16 0x08200490, e4m3 0x08200010.
+// WS100-LABEL: .entry gemm_bf16_ws(
+// WS100: .reqntid 384, 1, 1
+// WS100: setmaxnreg.dec.sync.aligned.u32 40;
+// WS100: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// WS100: setmaxnreg.inc.sync.aligned.u32 232;
+// WS100: mov.b32 {{%r[0-9]+}}, 136316048;
+// WS100-NEXT: tcgen05.mma.cta_group::1.kind::f16
+// WS100: tcgen05.commit.cta_group::1
+// WS100: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// WS100: tcgen05.dealloc.cta_group::1
 // WS100-LABEL: .entry gemm_fp8_ws(
 // WS100: .reqntid 384, 1, 1
 // WS100: setmaxnreg.dec.sync.aligned.u32 40;
 // WS100: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // WS100: setmaxnreg.inc.sync.aligned.u32 232;
-// WS100: tcgen05.mma.cta_group::1.kind::f8f6f4
+// WS100: mov.b32 {{%r[0-9]+}}, 136314896;
+// WS100-NEXT: tcgen05.mma.cta_group::1.kind::f8f6f4
 // WS100: tcgen05.commit.cta_group::1
+// WS100: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // WS100: tcgen05.dealloc.cta_group::1
 // NOPAIR-NOT: _pair
 // --tma=false keeps the cp.async rings on sm_90a.
