@@ -152,16 +152,10 @@ private:
     return failure(result.wasInterrupted());
   }
 
-  /// Whether the kernel asks for CTA pairs (tile.cta_pair).
-  bool isCtaPair() const {
-    auto pair = func->getAttrOfType<BoolAttr>(TileDialect::kCtaPairAttrName);
-    return pair && pair.getValue();
-  }
-
   /// A kernel that asks for CTA pairs must have got a tcgen05 accumulator:
   /// pairs exist only for the fifth-generation tensor cores.
   LogicalResult checkCtaPair() {
-    if (!isCtaPair() || hasTensorMemoryAccumulator)
+    if (!tile::isCtaPair(func) || hasTensorMemoryAccumulator)
       return success();
     std::optional<TargetInfo> info = TargetInfo::get(target);
     if (!info || !info->hasTcgen05())
@@ -251,8 +245,9 @@ private:
     if (!loaded(dot.getA()) || !loaded(dot.getB()))
       return {};
     // A CTA pair's instruction covers both programs' rows (cta_group::2).
-    return MmaLayoutAttr::get(func.getContext(), 5, {4, columnWarps},
-                              {isCtaPair() ? 256u : 128u, unsigned(n), instrK});
+    return MmaLayoutAttr::get(
+        func.getContext(), 5, {4, columnWarps},
+        {tile::isCtaPair(func) ? 256u : 128u, unsigned(n), instrK});
   }
 
   /// Gives `dot` the accumulator layout `layout`, and follows its

@@ -1192,6 +1192,10 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
           isUniformOverCluster(SmallVector<Value>(staged.load.getOffsets()));
       multicast |= staged.shared;
     }
+    // Nothing shared: the ring is this program's own (its consumed
+    // barriers count its own commits only).
+    if (!multicast)
+      ring->multicast = 1;
   }
   SmallVector<TensorMapType> mapTypes;
   for (StagedLoad &staged : ring->loads) {
