@@ -78,6 +78,14 @@ def Tile_Dialect : Dialect {
     /// rows (grid y) side by side so that neighbours share operands in L2.
     static constexpr llvm::StringLiteral kPersistentAttrName =
         "tile.persistent";
+    /// Bool attribute of a kernel: split its reduction loop over grid z
+    /// (tile-split-k); the programs of one output tile add their partial
+    /// accumulators through global memory and the last runs the epilogue.
+    static constexpr llvm::StringLiteral kSplitKAttrName = "tile.split_k";
+    /// Integer attribute tile-split-k leaves on a split kernel: the bytes
+    /// of one program's partial accumulator (for the launch's scratch).
+    static constexpr llvm::StringLiteral kSplitKPartialBytesAttrName =
+        "tile.split_k_partial_bytes";
     /// Bool attribute of a kernel: run its tcgen05 GEMM dot on CTA pairs
     /// (sm_100a, cta_group::2). Programs launch in clusters of two along
     /// grid y; both stage their own A rows and half of B's rows, and the

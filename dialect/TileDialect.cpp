@@ -280,6 +280,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' is a bool on a func.func";
     return success();
   }
+  if (name == kSplitKAttrName) {
+    if (!isa<func::FuncOp>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a bool on a func.func";
+    return success();
+  }
+  if (name == kSplitKPartialBytesAttrName)
+    return verifyIntegerAttrOn<FunctionOpInterface>(
+        op, name, attr.getValue(), 0, std::numeric_limits<int64_t>::max(),
+        "a kernel");
   // Kept on the lowered kernel too, where the tcgen05 lowering reads it.
   if (name == kCtaPairAttrName) {
     if (!isa<FunctionOpInterface>(op) || !isa<BoolAttr>(attr.getValue()))

@@ -374,13 +374,14 @@ def Tile_MBarrierExpectOp : Tile_Op<"mbarrier_expect", [
     One thread of the program arrives on mbarrier `index` of `barriers`
     and adds `bytes` to the transaction count its current phase waits for:
     the phase completes once that many bytes of `tile.tma_copy` have landed.
+    With 0 bytes it only arrives (a ring's stage that no copy fills).
 
     ```mlir
     tile.mbarrier_expect %bars[%stage], 32768 : !tile.smem<4xi64>
     ```
   }];
   let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index,
-                       ConfinedAttr<I32Attr, [IntPositive]>:$bytes);
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$bytes);
   let assemblyFormat = [{
     $barriers `[` $index `]` `,` $bytes attr-dict `:` qualified(type($barriers))
   }];

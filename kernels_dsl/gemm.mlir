@@ -10,7 +10,7 @@
 //
 // One template, instantiated per input type T and tile shape by
 // tile-instantiate (each instance a kernel of its own, named
-// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws][_p], 128 x 128 when unnamed;
+// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws][_p|_sk], 128 x 128 when unnamed;
 // runtime/gemm_configs.cc picks one per shape): BK is 128 bytes of T, the
 // row one swizzle span holds. 64-row tiles take one warpgroup (4 warps),
 // others two; _s8 rings are 8 deep, for skinny products with one program
@@ -18,7 +18,10 @@
 // (tile-pipeline-loads' warp specialization); _p instances are
 // persistent (tile-persistent): one wave of programs walks the tiles in
 // groups of 8 tile rows, the producer warp loading the next tile while the
-// consumers store the last. _pair instances exist for sm_100a only
+// consumers store the last; _sk instances split the K loop over grid z
+// (tile-split-k), for products with fewer tiles than SMs: the programs of
+// a tile add their partial sums, and the last to finish applies the scale
+// and the cast. _pair instances exist for sm_100a only
 // (tile.targets): programs m and m + 1 of a cluster of two share one
 // tcgen05 instruction of 256 rows (tile.cta_pair), each staging half of
 // the w tile; _pair_mc2 instances put two pairs of the same columns in a
@@ -94,6 +97,22 @@ func.func @gemm(%x: !tile.ptr<bf16> {tile.elem = "T"},
                                            BN = 256 : i32,
                                            "tile.warp_specialize" = true,
                                            "tile.persistent" = 8 : i32},
+                  gemm_bf16_64x64_sk = {BM = 64 : i32, BN = 64 : i32,
+                                        "tile.num_warps" = 4 : i32,
+                                        "tile.split_k" = true},
+                  gemm_fp8_64x64_sk = {T = f8E4M3FN, BK = 128 : i32,
+                                       BM = 64 : i32, BN = 64 : i32,
+                                       "tile.num_warps" = 4 : i32,
+                                       "tile.split_k" = true},
+                  gemm_bf16_64x128_ws_sk = {BM = 64 : i32,
+                                            "tile.num_warps" = 4 : i32,
+                                            "tile.warp_specialize" = true,
+                                            "tile.split_k" = true},
+                  gemm_fp8_64x128_ws_sk = {T = f8E4M3FN, BK = 128 : i32,
+                                           BM = 64 : i32,
+                                           "tile.num_warps" = 4 : i32,
+                                           "tile.warp_specialize" = true,
+                                           "tile.split_k" = true},
                   gemm_bf16_pair = {BN = 256 : i32, "tile.cta_pair" = true,
                                     "tile.targets" = ["sm_100a"]},
                   gemm_fp8_pair = {T = f8E4M3FN, BK = 128 : i32,

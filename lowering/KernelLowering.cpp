@@ -170,6 +170,9 @@ DictionaryAttr buildMetadata(func::FuncOp func, unsigned threads,
   if (auto group =
           func->getAttrOfType<IntegerAttr>(TileDialect::kPersistentAttrName))
     fields.push_back(b.getNamedAttr("persistent", group));
+  if (auto bytes = func->getAttrOfType<IntegerAttr>(
+          TileDialect::kSplitKPartialBytesAttrName))
+    fields.push_back(b.getNamedAttr("split_k_partial_bytes", bytes));
   return b.getDictionaryAttr(fields);
 }
 

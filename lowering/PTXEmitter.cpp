@@ -380,6 +380,8 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
     };
     if (auto group = meta.getAs<IntegerAttr>("persistent"))
       kernel["persistent"] = group.getInt();
+    if (auto bytes = meta.getAs<IntegerAttr>("split_k_partial_bytes"))
+      kernel["split_k"] = llvm::json::Object{{"partial_bytes", bytes.getInt()}};
     kernels.push_back(std::move(kernel));
   });
   llvm::json::Object root{{"format", "tilec-metadata-v1"},

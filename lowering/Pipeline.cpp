@@ -32,6 +32,9 @@ void mlir::tile::buildTileKernelPipeline(OpPassManager &pm,
                                          const TileToPTXOptions &options) {
   // Running histograms of loops counted in shared memory.
   pm.addPass(createTileAccumulateHistograms());
+  // Reduction loops split over grid z (before layouts: the partial sums
+  // and the moved epilogue get layouts of their own).
+  pm.addPass(createTileSplitK());
   // Hardware mapping at tile level.
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());

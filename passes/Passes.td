@@ -55,6 +55,38 @@ def TileAccumulateHistograms
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileSplitK : Pass<"tile-split-k", "::mlir::ModuleOp"> {
+  let summary = "split a kernel's reduction loop over programs along grid z";
+  let description = [{
+    A kernel with `tile.split_k = true` is launched with Z programs along
+    grid z for each output tile (Z chosen per launch). Its reduction loop
+    (the one `scf.for` at the top level that carries only a `tile.dot`
+    accumulator, from zero, and writes no memory) is split: program z runs
+    iterations `[z * per, (z + 1) * per)` of its n, `per = ceil(n / Z)`.
+
+    The kernel takes two more parameters, `split_partials` (f32) and
+    `split_tickets` (i32). Each program stores its partial accumulator in
+    its slot of `split_partials` (Z x tiles slots of the accumulator's
+    shape, tiles = num_programs x * num_programs y), fences, and takes its
+    output tile's ticket with an atomic add. The program that draws the
+    last ticket fences again, sets the ticket back to zero (the tickets
+    must be zero before the first launch; each launch leaves them so),
+    sums the Z partials in the order of z, so that the result does not
+    depend on which program arrived last, and runs the kernel's epilogue
+    (every op after the loop) on the sum; the others return. The kernel
+    is left with `tile.split_k_partial_bytes` (one slot's bytes), which its
+    metadata reports as `"split_k"` for the launch's scratch.
+
+    Runs before `tile-assign-layouts`: the partial sums and the epilogue
+    get layouts of their own. Errors: no such loop or several, an
+    accumulator that does not start from zero, a loop that writes memory,
+    a kernel that uses grid z or is also `tile.persistent`.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let summary = "give every tile a thread layout";
   let description = [{

@@ -720,6 +720,26 @@ std::pair<Value, Value> waitForStage(OpBuilder &b, scf::ForOp loop, Value full,
   return {iteration, read};
 }
 
+/// Runs `copies` only where `ivValue`, the induction value of the
+/// iteration they fill, is before the end of `loop` (else `otherwise`).
+/// The iterations past the end are read by nobody: at the end of the
+/// whole range their copies read nothing (outside the view), but a loop
+/// over part of the range (tile-split-k) would read the next part's data.
+void ifBeforeEnd(OpBuilder &b, Location loc, scf::ForOp loop, Value ivValue,
+                 function_ref<void(OpBuilder &)> copies,
+                 function_ref<void(OpBuilder &)> otherwise = {}) {
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        ivValue, loop.getUpperBound());
+  auto branch = scf::IfOp::create(b, loc, TypeRange(), inRange,
+                                  /*withElseRegion=*/bool(otherwise));
+  OpBuilder inside = OpBuilder::atBlockTerminator(branch.thenBlock());
+  copies(inside);
+  if (otherwise) {
+    OpBuilder other = OpBuilder::atBlockTerminator(branch.elseBlock());
+    otherwise(other);
+  }
+}
+
 /// Copies the ring's tiles with cp.async, L = ring.lead iterations ahead
 /// of the dots that read them in place:
 ///
@@ -747,10 +767,12 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
     BarrierOp::create(b, loc);
   for (int64_t i = 0; i < ring.lead; ++i) {
     Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
-    for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
-      AsyncCopyOp::create(b, loc, staged.load.getView(),
-                          cloneOffsetsAt(b, staged, iv, ivValue), buffer,
-                          i32Constant(b, loc, i));
+    ifBeforeEnd(b, loc, loop, ivValue, [&](OpBuilder &b) {
+      for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
+        AsyncCopyOp::create(b, loc, staged.load.getView(),
+                            cloneOffsetsAt(b, staged, iv, ivValue), buffer,
+                            i32Constant(b, loc, i));
+    });
     AsyncCommitOp::create(b, loc);
   }
 
@@ -774,9 +796,11 @@ void emitCpAsyncRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers) {
                                       i32Constant(b, loc, ring.lead)));
   }
   Value ahead = advance(b, loc, iv, loop.getStep(), ring.lead);
-  for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
-    AsyncCopyOp::create(b, loc, staged.load.getView(),
-                        cloneOffsetsAt(b, staged, iv, ahead), buffer, write);
+  ifBeforeEnd(b, loc, loop, ahead, [&](OpBuilder &b) {
+    for (auto [staged, buffer] : llvm::zip(ring.loads, buffers))
+      AsyncCopyOp::create(b, loc, staged.load.getView(),
+                          cloneOffsetsAt(b, staged, iv, ahead), buffer, write);
+  });
   AsyncCommitOp::create(b, loc);
   b.setInsertionPointAfter(loop);
   AsyncWaitOp::create(b, loc, 0);
@@ -826,7 +850,7 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
   for (const StagedLoad &staged : ring.loads)
     stageBytes += getStageBytes(staged.bufferType);
   UnitAttr toLeader = ring.leader ? b.getUnitAttr() : UnitAttr();
-  auto copyIteration = [&](OpBuilder &b, Value ivValue, Value stage) {
+  auto copyStage = [&](OpBuilder &b, Value ivValue, Value stage) {
     forLeader(b, loc, ring.leader, [&](OpBuilder &b) {
       MBarrierExpectOp::create(b, loc, barriers, stage,
                                ring.leader ? 2 * stageBytes : stageBytes);
@@ -847,6 +871,19 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
         TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
                           Value(), Value(), IntegerAttr(), toLeader);
     }
+  };
+  // A stage past the loop's end is filled by nothing: its phase completes
+  // on the arrival alone. (Every program of a pair or cluster runs the
+  // same iterations, so they agree on which stages those are.)
+  auto copyIteration = [&](OpBuilder &b, Value ivValue, Value stage) {
+    ifBeforeEnd(
+        b, loc, loop, ivValue,
+        [&](OpBuilder &b) { copyStage(b, ivValue, stage); },
+        [&](OpBuilder &b) {
+          forLeader(b, loc, ring.leader, [&](OpBuilder &b) {
+            MBarrierExpectOp::create(b, loc, barriers, stage, 0);
+          });
+        });
   };
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);

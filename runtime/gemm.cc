@@ -200,23 +200,51 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
     return kernel.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*kernel)->context(), *device));
+  // Launches `config` on operands `xs`, `ws` with rows of `ks` elements;
+  // a split configuration takes its partial sums and tickets from `split`.
   auto launch = [&](const GemmConfig &config, cu::CUdeviceptr xs,
-                    cu::CUdeviceptr ws, int ks) -> absl::Status {
+                    cu::CUdeviceptr ws, int ks,
+                    absl::Span<const cu::CUdeviceptr> split) -> absl::Status {
     absl::StatusOr<const Kernel *> kernel =
         GetEmbeddedKernel("gemm", config.kernel, *device);
     if (!kernel.ok())
       return kernel.status();
     const std::array<uint32_t, 2> grid = GemmGrid(config, m, n);
-    const KernelArg args[] = {
+    const uint32_t parts = uint32_t(GemmSplitParts(config, m, n, k, *gpu));
+    std::vector<KernelArg> args = {
         KernelArg::DevicePtr(xs),   KernelArg::DevicePtr(ws),
         KernelArg::Ptr(scale.data), KernelArg::Ptr(y.data),
         KernelArg::I32(m),          KernelArg::I32(n),
         KernelArg::I32(ks)};
-    return (*kernel)->LaunchTiles({grid[0], grid[1], 1}, args, stream,
+    if (config.split_k) {
+      if (split.size() != 2)
+        return absl::InternalError("a split GEMM launch without its scratch");
+      args.push_back(KernelArg::DevicePtr(split[0]));
+      args.push_back(KernelArg::DevicePtr(split[1]));
+    }
+    return (*kernel)->LaunchTiles({grid[0], grid[1], parts}, args, stream,
                                   PointerCheck::kSkip);
   };
-  auto gemm = [&](cu::CUdeviceptr xs, cu::CUdeviceptr ws, int ks) {
-    return launch(*config, xs, ws, ks);
+  // The scratch a split configuration needs: one partial accumulator per
+  // program (metadata "split_k") and a ticket per output tile, zero
+  // between launches (each launch leaves them so).
+  auto split_scratch = [&](const GemmConfig &config)
+      -> absl::StatusOr<std::vector<ScratchRequest>> {
+    if (!config.split_k)
+      return std::vector<ScratchRequest>();
+    absl::StatusOr<const Kernel *> kernel =
+        GetEmbeddedKernel("gemm", config.kernel, *device);
+    if (!kernel.ok())
+      return kernel.status();
+    const uint32_t partial = (*kernel)->info().split_k_partial_bytes;
+    if (partial == 0)
+      return absl::InternalError(absl::StrCat(
+          "kernel '", config.kernel, "' is not split (no split_k metadata)"));
+    const std::array<uint32_t, 2> grid = GemmGrid(config, m, n);
+    const size_t tiles = size_t(grid[0]) * grid[1];
+    const size_t parts = size_t(GemmSplitParts(config, m, n, k, *gpu));
+    return std::vector<ScratchRequest>{{tiles * parts * partial, false},
+                                       {tiles * sizeof(int32_t), true}};
   };
   const int64_t element_bytes = x.dtype == DType::kBF16 ? 2 : 1;
   const int64_t row_bytes = k * element_bytes;
@@ -229,14 +257,26 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
     ScopedContext scope(**driver, (*kernel)->context());
     if (!scope.status().ok())
       return scope.status();
-    absl::StatusOr<const GemmConfig *> tuned = TunedGemmConfig(
-        **driver, *device, *gpu, x.dtype, m, n, k, stream,
-        [&](const GemmConfig &config) { return launch(config, xs, ws, k); });
+    auto run = [&](const GemmConfig &config) -> absl::Status {
+      absl::StatusOr<std::vector<ScratchRequest>> requests =
+          split_scratch(config);
+      if (!requests.ok())
+        return requests.status();
+      if (requests->empty())
+        return launch(config, xs, ws, k, {});
+      return ScratchFor(**driver, (*kernel)->context())
+          .Use(stream, *requests,
+               [&](absl::Span<const cu::CUdeviceptr> buffers) {
+                 return launch(config, xs, ws, k, buffers);
+               });
+    };
+    absl::StatusOr<const GemmConfig *> tuned =
+        TunedGemmConfig(**driver, *device, *gpu, x.dtype, m, n, k, stream, run);
     if (!tuned.ok())
       return tuned.status();
     if (*tuned != nullptr)
       config = *tuned;
-    return gemm(xs, ws, k);
+    return run(*config);
   }
 
   // Rows that are not 16-byte aligned (K = 4127): TMA cannot read them and
@@ -262,14 +302,17 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
   ScopedContext scope(**driver, (*kernel)->context());
   if (!scope.status().ok())
     return scope.status();
-  const ScratchRequest requests[] = {{x_bytes, /*zeroed=*/false},
-                                     {w_bytes, /*zeroed=*/false}};
+  absl::StatusOr<std::vector<ScratchRequest>> requests = split_scratch(*config);
+  if (!requests.ok())
+    return requests.status();
+  requests->insert(requests->begin(),
+                   {{x_bytes, /*zeroed=*/false}, {w_bytes, /*zeroed=*/false}});
   return ScratchFor(**driver, (*kernel)->context())
-      .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
+      .Use(stream, *requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
         TILEC_RETURN_IF_ERROR(pad_rows(x.data, buffers[0], m));
         TILEC_RETURN_IF_ERROR(pad_rows(w.data, buffers[1], n));
-        return gemm(buffers[0], buffers[1],
-                    int(padded_bytes / element_bytes));
+        return launch(*config, buffers[0], buffers[1],
+                      int(padded_bytes / element_bytes), buffers.subspan(2));
       });
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/gemm_configs.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace tilec {
@@ -30,6 +31,51 @@ constexpr GemmConfig kConfigs[] = {
     {"gemm_bf16_128x256_ws_p", DType::kBF16, 128, 256, 4, true, true},
     {"gemm_fp8_ws_p", DType::kF8E4M3, 128, 128, 5, true, true},
     {"gemm_fp8_128x256_ws_p", DType::kF8E4M3, 128, 256, 4, true, true},
+    // The K loop split over grid z (GemmSplitParts programs per tile).
+    {"gemm_bf16_64x64_sk",
+     DType::kBF16,
+     64,
+     64,
+     5,
+     false,
+     false,
+     false,
+     1,
+     {},
+     true},
+    {"gemm_fp8_64x64_sk",
+     DType::kF8E4M3,
+     64,
+     64,
+     5,
+     false,
+     false,
+     false,
+     1,
+     {},
+     true},
+    {"gemm_bf16_64x128_ws_sk",
+     DType::kBF16,
+     64,
+     128,
+     5,
+     true,
+     false,
+     false,
+     1,
+     {},
+     true},
+    {"gemm_fp8_64x128_ws_sk",
+     DType::kF8E4M3,
+     64,
+     128,
+     5,
+     true,
+     false,
+     false,
+     1,
+     {},
+     true},
     // CTA pairs of sm_100a: 128 x 256 per program, 256 x 256 per pair; a
     // program stages half of B, so a stage is 32 KiB for either type.
     {"gemm_bf16_pair", DType::kBF16, 128, 256, 5, false, false, true, 1,
@@ -46,13 +92,14 @@ constexpr GemmConfig kConfigs[] = {
 
 const GemmConfig &Find(DType dtype, int tile_m, int tile_n, int stages = 0,
                        bool warp_specialized = false, bool persistent = false,
-                       bool cta_pair = false, int multicast = 1) {
+                       bool cta_pair = false, int multicast = 1,
+                       bool split_k = false) {
   for (const GemmConfig &config : kConfigs)
     if (config.dtype == dtype && config.tile_m == tile_m &&
         config.tile_n == tile_n && (stages == 0 || config.stages == stages) &&
         config.warp_specialized == warp_specialized &&
         config.persistent == persistent && config.cta_pair == cta_pair &&
-        config.multicast == multicast)
+        config.multicast == multicast && config.split_k == split_k)
       return config;
   // The 128 x 128 instance exists for both dtypes.
   return Find(dtype, 128, 128);
@@ -80,6 +127,26 @@ std::array<uint32_t, 2> GemmGrid(const GemmConfig &config, int64_t m,
   int64_t rows = (m + config.tile_m - 1) / config.tile_m;
   rows = (rows + cluster - 1) / cluster * cluster;
   return {uint32_t((n + config.tile_n - 1) / config.tile_n), uint32_t(rows)};
+}
+
+int GemmSplitParts(const GemmConfig &config, int64_t m, int64_t n, int64_t k,
+                   const GemmDevice &device) {
+  if (!config.split_k)
+    return 1;
+  // Programs an SM holds at once, by the shared memory of the ring (rows
+  // of 128 bytes of K per stage, for A and B).
+  constexpr int64_t kSharedPerSm = 227 * 1024;
+  const int64_t ring =
+      int64_t(config.stages) * (config.tile_m + config.tile_n) * 128;
+  const int64_t resident = std::max<int64_t>(1, kSharedPerSm / (ring + 1024));
+  const int64_t sms = device.sm_count > 0 ? device.sm_count : 1;
+  const int64_t tiles = Tiles(m, n, config.tile_m, config.tile_n);
+  const int64_t bytes = config.dtype == DType::kBF16 ? 2 : 1;
+  const int64_t iterations = (k * bytes + 127) / 128;
+  const int64_t parts =
+      std::min({resident * sms / tiles, iterations / kGemmMinSplitIterations,
+                int64_t{kGemmMaxSplitParts}});
+  return int(std::max<int64_t>(parts, 1));
 }
 
 const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
@@ -136,6 +203,12 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
       return Find(dtype, 64, 128, 0, true);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
+    // Fewer 64 x 64 tiles than SMs: the K loop split over programs, when
+    // it is long enough for two or more parts.
+    const GemmConfig &split =
+        Find(dtype, 64, 64, 5, false, false, false, 1, /*split_k=*/true);
+    if (GemmSplitParts(split, m, n, k, device) > 1)
+      return split;
     if (fp8 && Tiles(m, n, 64, 64) * 2 <= sms)
       return Find(dtype, 64, 128, 0, true);
     return Find(dtype, 64, 64, 8);

@@ -39,6 +39,9 @@ struct GemmConfig {
   int multicast = 1;
   // The one target the instance is built for; empty: every target.
   absl::string_view only_target = {};
+  // The K loop is split over grid z (tile-split-k): GemmSplitParts
+  // programs per output tile add their partial sums through scratch.
+  bool split_k = false;
 };
 
 // Whether `config`'s kernel exists in the module of `target`.
@@ -62,6 +65,15 @@ struct GemmDevice {
   std::string target; // "sm_80", "sm_90a", "sm_100a"
   int sm_count = 0;
 };
+
+// Programs along grid z that share each output tile's K loop: 1 unless
+// `config` is split (GemmConfig::split_k); then as many as the GPU holds
+// at once with every program at least kGemmMinSplitIterations iterations
+// of the loop (BK = 128 bytes of K), at most kGemmMaxSplitParts.
+inline constexpr int kGemmMinSplitIterations = 4;
+inline constexpr int kGemmMaxSplitParts = 16;
+int GemmSplitParts(const GemmConfig &config, int64_t m, int64_t n, int64_t k,
+                   const GemmDevice &device);
 
 // The configuration for y (M, N) = x (M, K) @ w (N, K)^T of `dtype` on
 // `device` (see the rule in gemm_configs.cc and docs/runtime.md).

@@ -349,6 +349,33 @@ absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
     kernel.persistent_group = *group;
   }
 
+  if (value.contains("split_k")) {
+    const std::string path = Child(named, "split_k");
+    absl::StatusOr<const Json *> split =
+        Field(value, named, "split_k", Type::kObject);
+    if (!split.ok())
+      return split.status();
+    absl::StatusOr<const Json *> bytes =
+        Field(**split, path, "partial_bytes", Type::kNumber);
+    if (!bytes.ok())
+      return bytes.status();
+    absl::StatusOr<uint32_t> partial =
+        ToUint32(**bytes, Child(path, "partial_bytes"), 4);
+    if (!partial.ok())
+      return partial.status();
+    const size_t n = kernel.params.size();
+    if (n < 2 || kernel.params[n - 2].name != "split_partials" ||
+        kernel.params[n - 1].name != "split_tickets" ||
+        kernel.params[n - 2].kind != ParamKind::kPtr ||
+        kernel.params[n - 1].kind != ParamKind::kPtr ||
+        kernel.params[n - 2].elem != "f32" ||
+        kernel.params[n - 1].elem != "i32")
+      return Error(path, "a split kernel's last two params must be the f32 "
+                         "pointer 'split_partials' and the i32 pointer "
+                         "'split_tickets'");
+    kernel.split_k_partial_bytes = *partial;
+  }
+
   absl::StatusOr<const Json *> maps =
       Field(value, named, "tensor_maps", Type::kArray);
   if (!maps.ok())

@@ -80,6 +80,12 @@ struct KernelInfo {
   // `tiles_y`, i32) and it runs on a 1-D grid of at most as many programs
   // as the GPU holds at once (Kernel::LaunchTiles).
   uint32_t persistent_group = 0;
+  // For a kernel whose reduction is split over grid z (tile-split-k), the
+  // bytes of one program's partial accumulator; 0 otherwise. Its last two
+  // params are then `split_partials` (f32, grid x * y * z partials) and
+  // `split_tickets` (i32, grid x * y tickets, zero before the first launch;
+  // each launch leaves them zero).
+  uint32_t split_k_partial_bytes = 0;
   // This kernel's whole record as compact JSON text (members in document
   // order), for callers that want to read fields themselves (the C and
   // Python APIs).

@@ -12,6 +12,7 @@
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=PERSIST < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=SPLIT < %t.sm90a.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --metadata-out=%t.json -o /dev/null && FileCheck %s --check-prefix=META < %t.json
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
@@ -195,6 +196,32 @@
 // META: "name": "tiles_x"
 // META: "name": "tiles_y"
 // META: "persistent": 8,
+// The split instances (tile-split-k) take the partial sums' and tickets'
+// buffers after the source's parameters.
+// META: "name": "gemm_fp8_64x64_sk",
+// META: "name": "split_partials"
+// META: "name": "split_tickets"
+// META: "split_k": {
+// META-NEXT: "partial_bytes": 16384
+
+// The skinny-M fp8 instance with its K loop split over grid z
+// (tile-split-k): part z's iterations from %ctaid.z of %nctaid.z; the TMA
+// ring announces no bytes for stages past the part's end
+// (tile-pipeline-loads: they would read the next part's data); the
+// partial sum released, the tile's ticket taken; the last part's
+// acquire.
+// SPLIT-LABEL: .entry gemm_fp8_64x64_sk(
+// SPLIT: .param .u64 .ptr .global .align 1 gemm_fp8_64x64_sk_param_7,
+// SPLIT-NEXT: .param .u64 .ptr .global .align 1 gemm_fp8_64x64_sk_param_8,
+// SPLIT: %ctaid.z
+// SPLIT: %nctaid.z
+// SPLIT: mbarrier.arrive.expect_tx.shared.b64 _, [%{{.*}}], 16384;
+// SPLIT: mbarrier.arrive.expect_tx.shared.b64 _, [%{{.*}}], 0;
+// SPLIT: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// SPLIT: fence.acq_rel.gpu;
+// SPLIT: atom.global.add.u32
+// SPLIT: fence.acq_rel.gpu;
+// SPLIT: .entry
 
 // The bf16 kernel keeps its 64 accumulators per thread without spilling.
 // RES-LABEL: Compiling entry function 'gemm_bf16'

@@ -82,6 +82,8 @@ func.func @gemm_pair_multicast(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>,
 // CHECK-NEXT: tile.mbarrier_init %[[READY]] count 1
 // CHECK-NEXT: %[[RANK:.*]] = tile.cluster_rank
 // CHECK-NEXT: tile.cluster_barrier
+// CHECK-NEXT: arith.cmpi sgt
+// CHECK-NEXT: scf.if
 // CHECK-NEXT: tile.mbarrier_expect %[[READY]][%c0_i32], 32768
 // CHECK: tile.tma_copy {{.*}}, %[[READY]][%c0_i32] :
 // CHECK: tile.tma_copy %[[BMAP]][{{.*}}], %{{.*}}[%c0_i32], %[[READY]][%c0_i32] multicast %c3_i32 part %[[RANK]] of 2 :

@@ -60,6 +60,8 @@
 // barrier: the threads may still read the previous tile's stages.
 // CHECK:        } else {
 // CHECK-NEXT:     tile.barrier
+// CHECK-NEXT:     arith.cmpi sgt
+// CHECK-NEXT:     scf.if
 // CHECK-NEXT:     tile.async_copy
 // CHECK:        tile.store %[[ACC]], %{{.*}}[%[[ROW]], %[[C0]]]
 // CHECK-NEXT: } {tile.persistent_loop}
@@ -114,9 +116,13 @@ func.func @warp_specialized(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.
 // CHECK:        scf.if %[[OK]]
 // CHECK-NEXT:     tile.barrier
 // CHECK-NEXT:     %[[S0:.*]] = arith.remui %[[BASE]], %[[C4]]
+// CHECK-NEXT:     arith.cmpi sgt
+// CHECK-NEXT:     scf.if
 // CHECK-NEXT:     tile.mbarrier_expect %[[FULL]][%[[S0]]]
 // CHECK:          %[[B1:.*]] = arith.addi %[[BASE]], %[[C1]]
 // CHECK-NEXT:     %[[S1:.*]] = arith.remui %[[B1]], %[[C4]]
+// CHECK-NEXT:     arith.cmpi sgt
+// CHECK-NEXT:     scf.if
 // CHECK-NEXT:     tile.mbarrier_expect %[[FULL]][%[[S1]]]
 // CHECK:          scf.for
 // CHECK:            %[[IT:.*]] = arith.addi %[[BASE]]

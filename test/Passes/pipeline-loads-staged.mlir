@@ -17,12 +17,19 @@
 // CHECK: %[[VB:.*]] = tile.make_view %arg1
 // CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
-// Prologue: iterations 0 and 1 into stages 0 and 1, one group each.
+// Prologue: iterations 0 and 1 into stages 0 and 1, one group each (an
+// empty group for an iteration past the loop's end).
+// CHECK-NEXT: %[[IN0:.*]] = arith.cmpi sgt, %[[K:.*]], %[[C0]]
+// CHECK-NEXT: scf.if %[[IN0]] {
 // CHECK-NEXT: tile.async_copy %[[VA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]]
 // CHECK-NEXT: tile.async_copy %[[VB]][%[[C0]], %[[C0]]], %[[RB]][%[[C0]]]
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: %[[IN1:.*]] = arith.cmpi sgt, %[[K]], %[[C64]]
+// CHECK-NEXT: scf.if %[[IN1]] {
 // CHECK-NEXT: tile.async_copy %[[VA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]]
 // CHECK-NEXT: tile.async_copy %[[VB]][%[[C0]], %[[C64]]], %[[RB]][%[[C1]]]
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.async_commit
 // Iteration i reads stage i % 4 once its group has landed, after copying
 // iteration i + 2 into stage (i + 2) % 4 (last read by the dot of i - 2,
@@ -34,8 +41,11 @@
 // CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C4]]
 // CHECK-NEXT:   tile.async_wait 1
 // CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[IV]], %[[C128]]
+// CHECK-NEXT:   %[[INNEXT:.*]] = arith.cmpi slt, %[[NEXT]], %[[K]]
+// CHECK-NEXT:   scf.if %[[INNEXT]] {
 // CHECK-NEXT:   tile.async_copy %[[VA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]]
 // CHECK-NEXT:   tile.async_copy %[[VB]][%[[C0]], %[[NEXT]]], %[[RB]][%[[WRITE]]]
+// CHECK-NEXT:   }
 // CHECK-NEXT:   tile.async_commit
 // CHECK-NEXT:   %[[A:.*]] = tile.load_stage %[[RA]][%[[READ]]]
 // CHECK-NEXT:   %[[B:.*]] = tile.load_stage %[[RB]][%[[READ]]]

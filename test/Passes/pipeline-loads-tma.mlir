@@ -22,13 +22,24 @@
 // CHECK: %[[OK:.*]] = tile.view_aligned %[[VA]], %[[VB]]
 // CHECK: scf.if %[[OK]]
 // Prologue: iterations 0 and 1, each stage's 32 KiB announced on its
-// barrier before its copies.
+// barrier before its copies; a stage past the loop's end is announced
+// with no bytes and not copied.
+// CHECK-NEXT: %[[IN0:.*]] = arith.cmpi sgt, %[[K:.*]], %[[C0]]
+// CHECK-NEXT: scf.if %[[IN0]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C0]]], 32768
 // CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]], %[[BARS]][%[[C0]]]
 // CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C0]]], %[[RB]][%[[C0]]], %[[BARS]][%[[C0]]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C0]]], 0
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[IN1:.*]] = arith.cmpi sgt, %[[K]], %[[C64]]
+// CHECK-NEXT: scf.if %[[IN1]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C1]]], 32768
 // CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]], %[[BARS]][%[[C1]]]
 // CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C64]]], %[[RB]][%[[C1]]], %[[BARS]][%[[C1]]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C1]]], 0
+// CHECK-NEXT: }
 // Iteration i waits for phase (i / 4) % 2 of barrier i % 4, then (after a
 // barrier of all threads) refills stage (i + 2) % 4.
 // CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
@@ -41,9 +52,14 @@
 // CHECK-NEXT:   %[[IT2:.*]] = arith.addi %[[IT]], %{{.*}}
 // CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C4]]
 // CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[IV]], %{{.*}}
+// CHECK-NEXT:   %[[INNEXT:.*]] = arith.cmpi slt, %[[NEXT]], %[[K]]
+// CHECK-NEXT:   scf.if %[[INNEXT]] {
 // CHECK-NEXT:   tile.mbarrier_expect %[[BARS]][%[[WRITE]]], 32768
 // CHECK-NEXT:   tile.tma_copy %[[MA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
 // CHECK-NEXT:   tile.tma_copy %[[MB]][%[[C0]], %[[NEXT]]], %[[RB]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:   tile.mbarrier_expect %[[BARS]][%[[WRITE]]], 0
+// CHECK-NEXT:   }
 // CHECK-NEXT:   tile.load_stage %[[RA]][%[[READ]]]
 // CHECK-NEXT:   tile.load_stage %[[RB]][%[[READ]]]
 // CHECK-NEXT:   tile.transpose
@@ -61,7 +77,7 @@
 // CHECK: }
 // SM80-LABEL: func.func @k_loop
 // SM80-NOT: tile.tma_copy
-// SM80-NOT: scf.if
+// SM80-NOT: tile.view_aligned
 // SM80: tile.async_copy
 func.func @k_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
@@ -88,7 +104,7 @@ func.func @k_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, 
 // tensor map the runtime encodes from the arguments: cp.async only.
 // CHECK-LABEL: func.func @computed_view
 // CHECK-NOT: tile.make_tensor_map
-// CHECK-NOT: scf.if
+// CHECK-NOT: tile.view_aligned
 // CHECK: tile.async_copy
 func.func @computed_view(%a: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32

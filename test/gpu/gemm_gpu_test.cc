@@ -92,10 +92,12 @@ protected:
   void Check(DType dtype, int m, int n, int k, const Operand &x,
              const Operand &w, const std::vector<float> &scale, CUdeviceptr dx,
              CUdeviceptr dw, CUdeviceptr ds, Via via = Via::kEntryPoint,
-             const GemmConfig *config = nullptr) {
+             const GemmConfig *config = nullptr, int parts = 1) {
     // All bits set: NaN in bf16. Rounded up to whole words.
     size_t words = (size_t(m) * n + 1) / 2;
     CUdeviceptr dy = Alloc(words * 4);
+    CUdeviceptr tickets = 0;
+    size_t ticket_count = 0;
     ASSERT_EQ(driver_->api().cuMemsetD32_v2(dy, 0xFFFFFFFFu, words), 0);
     absl::Status status;
     if (via == Via::kEntryPoint) {
@@ -114,18 +116,43 @@ protected:
       absl::StatusOr<const Kernel *> kernel =
           GetEmbeddedKernel("gemm", config->kernel, 0);
       ASSERT_TRUE(kernel.ok()) << kernel.status();
-      const KernelArg args[] = {KernelArg::DevicePtr(dx),
-                                KernelArg::DevicePtr(dw),
-                                KernelArg::DevicePtr(ds),
-                                KernelArg::DevicePtr(dy),
-                                KernelArg::I32(m),
-                                KernelArg::I32(n),
-                                KernelArg::I32(k)};
+      std::vector<KernelArg> args = {
+          KernelArg::DevicePtr(dx), KernelArg::DevicePtr(dw),
+          KernelArg::DevicePtr(ds), KernelArg::DevicePtr(dy),
+          KernelArg::I32(m),        KernelArg::I32(n),
+          KernelArg::I32(k)};
       const std::array<uint32_t, 2> grid = GemmGrid(*config, m, n);
-      status = (*kernel)->LaunchTiles({grid[0], grid[1], 1}, args);
+      const size_t tiles = size_t(grid[0]) * grid[1];
+      if (config->split_k) {
+        // Partials poisoned, tickets zero (as the kernel must leave them).
+        const size_t partial = (*kernel)->info().split_k_partial_bytes;
+        ASSERT_GT(partial, 0u);
+        CUdeviceptr partials = Alloc(tiles * parts * partial);
+        ASSERT_EQ(driver_->api().cuMemsetD32_v2(partials, 0x7FC00000u,
+                                                tiles * parts * partial / 4),
+                  0);
+        tickets = Alloc(tiles * 4);
+        ASSERT_EQ(driver_->api().cuMemsetD32_v2(tickets, 0, tiles), 0);
+        args.push_back(KernelArg::DevicePtr(partials));
+        args.push_back(KernelArg::DevicePtr(tickets));
+      } else {
+        ASSERT_EQ(parts, 1);
+      }
+      status =
+          (*kernel)->LaunchTiles({grid[0], grid[1], uint32_t(parts)}, args);
+      ticket_count = tiles;
     }
     ASSERT_TRUE(status.ok()) << status;
     ASSERT_EQ(driver_->api().cuCtxSynchronize(), 0);
+    if (tickets != 0) {
+      std::vector<int32_t> left(ticket_count);
+      ASSERT_EQ(
+          driver_->api().cuMemcpyDtoH_v2(left.data(), tickets, left.size() * 4),
+          0);
+      for (size_t t = 0; t < left.size(); ++t)
+        ASSERT_EQ(left[t], 0)
+            << "ticket " << t << " of " << parts << " parts left set";
+    }
     std::vector<uint16_t> y(size_t(m) * n);
     ASSERT_EQ(driver_->api().cuMemcpyDtoH_v2(y.data(), dy, y.size() * 2), 0);
     int bad = 0;
@@ -214,9 +241,14 @@ protected:
         continue;
       SCOPED_TRACE(std::string(config.kernel));
       Problem p = NewProblem(config.dtype, 1.0);
-      Check(config.dtype, s.m, s.n, s.k, p.x, p.w, p.scale, p.dx, p.dw, p.ds,
-            Via::kKernel,
-            &config);
+      // Split instances with one part, a few, and more parts than the K
+      // loop has iterations (parts with nothing to add).
+      for (int parts :
+           config.split_k ? std::vector<int>{1, 3, 16} : std::vector<int>{1}) {
+        SCOPED_TRACE(parts);
+        Check(config.dtype, s.m, s.n, s.k, p.x, p.w, p.scale, p.dx, p.dw, p.ds,
+              Via::kKernel, &config, parts);
+      }
     }
   }
 

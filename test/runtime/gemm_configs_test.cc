@@ -186,24 +186,51 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
             "gemm_fp8_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8448, 8192, kH200).kernel,
             "gemm_fp8_64x64");
-  // Fewer 64 x 64 programs than SMs but over half as many (128, 67): 64 x
-  // 64 with 8-deep rings; half the SMs or fewer (64): fp8 64 x 128 with a
-  // producer warp.
+  // Fewer 64 x 64 programs than SMs: the K loop split over programs.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 8192, 8192, kH200).kernel,
-            "gemm_fp8_64x64_s8");
+            "gemm_fp8_64x64_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4096, 4096, kH200).kernel,
-            "gemm_fp8_64x128_ws");
-  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4288, 4096, kH200).kernel,
-            "gemm_fp8_64x64_s8");
+            "gemm_fp8_64x64_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
-            "gemm_bf16_64x64_s8");
+            "gemm_bf16_64x64_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1, 4096, 4096, kH200).kernel,
-            "gemm_bf16_64x64_s8");
+            "gemm_bf16_64x64_sk");
+  // Too short a K loop to split (8 iterations, 4 per part at least):
+  // over half the SMs, 64 x 64 with 8-deep rings; half or fewer, fp8
+  // 64 x 128 with a producer warp.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4288, 896, kH200).kernel,
+            "gemm_fp8_64x64_s8");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4096, 896, kH200).kernel,
+            "gemm_fp8_64x128_ws");
   // Up to 128 rows take 64-row tiles: 2 x 128 programs of 64 x 64.
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 129, 8192, 8192, kH200).kernel,
             "gemm_fp8_ws");
+}
+
+TEST(GemmConfigsTest, SplitPartsFillTheGpuWithLongEnoughLoops) {
+  const GemmConfig &split = Named("gemm_fp8_64x64_sk");
+  ASSERT_TRUE(split.split_k);
+  // Unsplit instances run one part.
+  EXPECT_EQ(GemmSplitParts(Named("gemm_fp8_64x64"), 32, 4096, 4096, kH200), 1);
+  // A 64 x 64 ring of 5 stages takes 80 KiB: two programs per SM, 264 on
+  // the H200. 128 tiles: 2 parts; 64 tiles: 4 (32 iterations of 128
+  // bytes, 8 each).
+  EXPECT_EQ(GemmSplitParts(split, 32, 8192, 8192, kH200), 2);
+  EXPECT_EQ(GemmSplitParts(split, 32, 4096, 4096, kH200), 4);
+  // The loop bounds the parts: 8 iterations give 2 parts of 4; fewer than
+  // 8, no split.
+  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 1024, kH200), 2);
+  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 896, kH200), 1);
+  // bf16: 128 bytes are 64 elements, so twice the iterations.
+  EXPECT_EQ(GemmSplitParts(Named("gemm_bf16_64x64_sk"), 1, 1024, 1024, kH200),
+            4);
+  // At most kGemmMaxSplitParts.
+  EXPECT_EQ(GemmSplitParts(split, 1, 64, 1 << 20, kH200), kGemmMaxSplitParts);
+  // The 64 x 128 ring takes 120 KiB: one program per SM.
+  EXPECT_EQ(
+      GemmSplitParts(Named("gemm_fp8_64x128_ws_sk"), 32, 4096, 8192, kH200), 4);
 }
 
 } // namespace

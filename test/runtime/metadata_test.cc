@@ -158,6 +158,47 @@ TEST(MetadataTest, ParsesAPersistentKernel) {
               HasSubstr("persistent: expected an integer in [1, "));
 }
 
+TEST(MetadataTest, ParsesASplitKernel) {
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(
+      WithSoftmax(R"("tensor_maps": [])",
+                  R"("tensor_maps": [], "split_k": {"partial_bytes": 16384})"));
+  ASSERT_FALSE(info.ok()) << "a split kernel without its scratch params";
+  EXPECT_THAT(info.status().message(),
+              HasSubstr("kernels[0] ('softmax_f32').split_k: a split kernel's "
+                        "last two params must be the f32 pointer "
+                        "'split_partials' and the i32 pointer "
+                        "'split_tickets'"));
+  const std::string params = R"({"name": "cols", "kind": "i32"},
+        {"name": "split_partials", "kind": "ptr", "elem": "f32"},
+        {"name": "split_tickets", "kind": "ptr", "elem": "i32"}
+      ],)";
+  info = ParseMetadata(WithSoftmax(
+      R"({"name": "cols", "kind": "i32"}
+      ],
+      "tensor_maps": [])",
+      params + R"(
+      "tensor_maps": [], "split_k": {"partial_bytes": 16384})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kernels[0].split_k_partial_bytes, 16384u);
+  // Without the field: 0.
+  info = ParseMetadata(Document(kSoftmaxKernel));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->kernels[0].split_k_partial_bytes, 0u);
+  // Malformed: not an object; no or too few bytes.
+  for (const char *field : {R"("split_k": 4)", R"("split_k": {})",
+                            R"("split_k": {"partial_bytes": 2})"}) {
+    info = ParseMetadata(WithSoftmax(
+        R"({"name": "cols", "kind": "i32"}
+      ],
+      "tensor_maps": [])",
+        params + R"(
+      "tensor_maps": [], )" +
+            field));
+    EXPECT_FALSE(info.ok()) << field;
+    EXPECT_THAT(info.status().message(), HasSubstr("split_k")) << field;
+  }
+}
+
 TEST(MetadataTest, KindNamesRoundTrip) {
   for (ParamKind kind :
        {ParamKind::kPtr, ParamKind::kI32, ParamKind::kI64, ParamKind::kF32,

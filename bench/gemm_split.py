@@ -1,0 +1,126 @@
+"""The split-K GEMM instances (tile-split-k) against the unsplit ones and
+cuBLAS, for every part count, on products with fewer output tiles than
+SMs: the measurements GemmSplitParts and ChooseGemmConfig stand on.
+
+    TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so PYTHONPATH=runtime/python \\
+        python3 bench/gemm_split.py [fp8|bf16 ...]
+
+Each instance is launched directly on 16-byte aligned operands (grid z =
+parts, partial sums and tickets in buffers of this script), checked against
+float64 first (and the tickets checked back at zero), then timed: median of
+20 runs, L2 flushed before each. `tilec.gemm` is the runtime's own choice.
+"""
+import sys
+
+import torch
+
+import tilec
+from timing import l2_flusher, time_median
+
+SPLIT = {"fp8": ["gemm_fp8_64x64_sk", "gemm_fp8_64x128_ws_sk"],
+         "bf16": ["gemm_bf16_64x64_sk", "gemm_bf16_64x128_ws_sk"]}
+UNSPLIT = {"fp8": ["gemm_fp8_64x64", "gemm_fp8_64x64_s8",
+                   "gemm_fp8_64x128_ws"],
+           "bf16": ["gemm_bf16_64x64", "gemm_bf16_64x64_s8",
+                    "gemm_bf16_64x128_ws"]}
+PARTS = [1, 2, 3, 4, 6, 8, 12, 16]
+SHAPES = [(32, 8192, 8192), (32, 4096, 4096), (1, 4096, 4096),
+          (16, 4096, 4096), (64, 8192, 8192), (128, 4096, 4096),
+          (32, 4096, 14336), (32, 14336, 4096), (128, 8192, 1024),
+          (32, 1024, 8192), (100, 3000, 5000)]
+RUNS = 20
+
+
+def tile_of(name):
+    return (64, 64) if "_64x64" in name else (64, 128)
+
+
+def main(dtypes):
+    torch.manual_seed(0)
+    flush = l2_flusher()
+    module = tilec.Module.embedded("gemm")
+    ok = True
+    for dname in dtypes:
+        dt = torch.float8_e4m3fn if dname == "fp8" else torch.bfloat16
+        print(f"{dname}: times in us; split instances per part count "
+              f"{PARTS}", flush=True)
+        for m, n, k in SHAPES:
+            x = (torch.rand(m, k, device="cuda") * 8 - 4).to(dt)
+            w = (torch.randn(n, k, device="cuda") * 0.5).to(dt)
+            s = torch.rand(n, device="cuda") + 0.5
+            ref = (x.double() @ w.double().T) * s.double()[None, :]
+            mag = (x.double().abs() @ w.double().abs().T) * s.double()[None, :]
+            y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+
+            def good(label):
+                err = (y.double() - ref).abs()
+                fine = bool(torch.all(err <= 1e-2 * ref.abs() + 1e-3 * mag))
+                if not fine:
+                    print(f"  {label} {m}x{n}x{k} wrong: max err / sum|p| "
+                          f"{(err / mag).max().item():.3g}", flush=True)
+                return fine
+
+            line = f"{m:>4}x{n:>5}x{k:>5}"
+            y.fill_(float("nan"))
+            tilec.gemm(x, w, s, y)
+            torch.cuda.synchronize()
+            ok &= good("tilec.gemm")
+            t = time_median(lambda _: tilec.gemm(x, w, s, y), flush, RUNS)
+            line += f" | choice {t:6.1f}"
+            for name in UNSPLIT[dname]:
+                bm, bn = tile_of(name)
+                kern = module.kernel(name)
+                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm)
+                t = time_median(
+                    lambda _: kern.launch_tiles(grid, x, w, s, y, m, n, k),
+                    flush, RUNS)
+                line += f" {name.split('_', 2)[2]} {t:6.1f}"
+            print(line, flush=True)
+            for name in SPLIT[dname]:
+                bm, bn = tile_of(name)
+                kern = module.kernel(name)
+                gx, gy = (n + bn - 1) // bn, (m + bm - 1) // bm
+                cells = []
+                for parts in PARTS:
+                    partials = torch.empty(parts * gx * gy * bm * bn,
+                                           dtype=torch.float32, device="cuda")
+                    tickets = torch.zeros(gx * gy, dtype=torch.int32,
+                                          device="cuda")
+                    y.fill_(float("nan"))
+                    kern.launch_tiles((gx, gy, parts), x, w, s, y, m, n, k,
+                                      partials, tickets)
+                    torch.cuda.synchronize()
+                    fine = good(f"{name} parts={parts}")
+                    if int(tickets.abs().sum()) != 0:
+                        print(f"  {name} parts={parts}: tickets left set")
+                        fine = False
+                    ok &= fine
+                    t = time_median(
+                        lambda _: kern.launch_tiles(
+                            (gx, gy, parts), x, w, s, y, m, n, k, partials,
+                            tickets), flush, RUNS)
+                    cells.append(f"{t:6.1f}" if fine else "   bad")
+                print(f"{'':>16} {name:<24} " + " ".join(cells), flush=True)
+            if dname == "fp8":
+                mp, np_, kp = ((v + 15) // 16 * 16 for v in (m, n, k))
+                xp = torch.zeros(mp, kp, device="cuda", dtype=dt)
+                wp = torch.zeros(np_, kp, device="cuda", dtype=dt)
+                xp[:m, :k] = x
+                wp[:n, :k] = w
+                one = torch.ones(mp, 1, device="cuda")
+                sb = torch.ones(1, np_, device="cuda")
+                sb[0, :n] = s
+                peer = time_median(
+                    lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one,
+                                               scale_b=sb,
+                                               out_dtype=torch.bfloat16),
+                    flush, RUNS)
+            else:
+                peer = time_median(lambda _: torch.matmul(x, w.t()), flush,
+                                   RUNS)
+            print(f"{'':>16} cuBLAS {peer:6.1f}", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["fp8", "bf16"]))
