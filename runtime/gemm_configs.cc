@@ -203,10 +203,19 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
       return Find(dtype, 64, 128, 0, true);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
-    // Fewer 64 x 64 tiles than SMs: the K loop split over programs, when
-    // it is long enough for two or more parts.
+    // Fewer 64 x 64 tiles than SMs: the K loop split over programs
+    // (bench/gemm_split.py, 2026-12-05), when it is long enough for two
+    // or more parts of 8 iterations: fp8 64 x 64 tiles, bf16 64 x 128 fed
+    // by a producer warp (32 x 8192 x 8192: fp8 30.0 us in 2 parts
+    // against 32.2 for the 8-deep 64 x 64, bf16 47.7 against 57.4; 32 x
+    // 4096 x 4096: fp8 14.9 in 4 parts against 17.2 for the
+    // warp-specialized 64 x 128, bf16 20.9 against 29.3; 32 x 1024 x
+    // 8192: fp8 13.9 in 8 parts against 27.9, bf16 18.2 against 50.7).
+    // More parts than that lose: each adds a partial's round trip and a
+    // pipeline ramp (fp8 32 x 1024 x 8192 in 16 parts: 17.2).
     const GemmConfig &split =
-        Find(dtype, 64, 64, 5, false, false, false, 1, /*split_k=*/true);
+        fp8 ? Find(dtype, 64, 64, 5, false, false, false, 1, /*split_k=*/true)
+            : Find(dtype, 64, 128, 5, true, false, false, 1, /*split_k=*/true);
     if (GemmSplitParts(split, m, n, k, device) > 1)
       return split;
     if (fp8 && Tiles(m, n, 64, 64) * 2 <= sms)

@@ -70,8 +70,8 @@ struct GemmDevice {
 // `config` is split (GemmConfig::split_k); then as many as the GPU holds
 // at once with every program at least kGemmMinSplitIterations iterations
 // of the loop (BK = 128 bytes of K), at most kGemmMaxSplitParts.
-inline constexpr int kGemmMinSplitIterations = 4;
-inline constexpr int kGemmMaxSplitParts = 16;
+inline constexpr int kGemmMinSplitIterations = 8;
+inline constexpr int kGemmMaxSplitParts = 8;
 int GemmSplitParts(const GemmConfig &config, int64_t m, int64_t n, int64_t k,
                    const GemmDevice &device);
 

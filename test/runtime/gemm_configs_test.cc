@@ -192,10 +192,10 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4096, 4096, kH200).kernel,
             "gemm_fp8_64x64_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 32, 8192, 8192, kH200).kernel,
-            "gemm_bf16_64x64_sk");
+            "gemm_bf16_64x128_ws_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1, 4096, 4096, kH200).kernel,
-            "gemm_bf16_64x64_sk");
-  // Too short a K loop to split (8 iterations, 4 per part at least):
+            "gemm_bf16_64x128_ws_sk");
+  // Too short a K loop to split (7 iterations, 8 per part at least):
   // over half the SMs, 64 x 64 with 8-deep rings; half or fewer, fp8
   // 64 x 128 with a producer warp.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4288, 896, kH200).kernel,
@@ -219,13 +219,13 @@ TEST(GemmConfigsTest, SplitPartsFillTheGpuWithLongEnoughLoops) {
   // bytes, 8 each).
   EXPECT_EQ(GemmSplitParts(split, 32, 8192, 8192, kH200), 2);
   EXPECT_EQ(GemmSplitParts(split, 32, 4096, 4096, kH200), 4);
-  // The loop bounds the parts: 8 iterations give 2 parts of 4; fewer than
-  // 8, no split.
-  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 1024, kH200), 2);
-  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 896, kH200), 1);
+  // The loop bounds the parts: 16 iterations give 2 parts of 8; fewer
+  // than 16, no split.
+  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 2048, kH200), 2);
+  EXPECT_EQ(GemmSplitParts(split, 1, 1024, 1920, kH200), 1);
   // bf16: 128 bytes are 64 elements, so twice the iterations.
   EXPECT_EQ(GemmSplitParts(Named("gemm_bf16_64x64_sk"), 1, 1024, 1024, kH200),
-            4);
+            2);
   // At most kGemmMaxSplitParts.
   EXPECT_EQ(GemmSplitParts(split, 1, 64, 1 << 20, kH200), kGemmMaxSplitParts);
   // The 64 x 128 ring takes 120 KiB: one program per SM.
