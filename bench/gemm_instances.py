@@ -45,6 +45,27 @@ def tile_of(name):
     return (int(found[1]), int(found[2])) if found else (128, 128)
 
 
+def cublas_us(x, w, s, flush, runs):
+    """Median microseconds of the cuBLAS product a user would call for
+    y = (x @ w^T) * s: fp8 through torch._scaled_mm with row-wise scales
+    (M, N, K padded to multiples of 16, as it requires, outside the
+    timing), bf16 through torch.matmul (without the scale)."""
+    if x.dtype != torch.float8_e4m3fn:
+        return time_median(lambda _: torch.matmul(x, w.t()), flush, runs)
+    (m, k), n = x.shape, w.shape[0]
+    mp, np_, kp = ((v + 15) // 16 * 16 for v in (m, n, k))
+    xp = torch.zeros(mp, kp, device="cuda", dtype=x.dtype)
+    wp = torch.zeros(np_, kp, device="cuda", dtype=x.dtype)
+    xp[:m, :k] = x
+    wp[:n, :k] = w
+    one = torch.ones(mp, 1, device="cuda")
+    sb = torch.ones(1, np_, device="cuda")
+    sb[0, :n] = s
+    return time_median(
+        lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one, scale_b=sb,
+                                   out_dtype=torch.bfloat16), flush, runs)
+
+
 def main(dtypes, module=None):
     torch.manual_seed(0)
     flush = l2_flusher()
@@ -80,25 +101,7 @@ def main(dtypes, module=None):
                     lambda _: kern.launch_tiles(grid, x, w, s, y, m, n, k),
                     flush, RUNS)
                 times.append(t if good else float("inf"))
-            if dname == "fp8":
-                # cuBLAS takes fp8 only with M, N, K multiples of 16: pad
-                # outside the timing.
-                mp, np_, kp = ((v + 15) // 16 * 16 for v in (m, n, k))
-                xp = torch.zeros(mp, kp, device="cuda", dtype=dt)
-                wp = torch.zeros(np_, kp, device="cuda", dtype=dt)
-                xp[:m, :k] = x
-                wp[:n, :k] = w
-                one = torch.ones(mp, 1, device="cuda")
-                sb = torch.ones(1, np_, device="cuda")
-                sb[0, :n] = s
-                peer = time_median(
-                    lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one,
-                                               scale_b=sb,
-                                               out_dtype=torch.bfloat16),
-                    flush, RUNS)
-            else:
-                peer = time_median(lambda _: torch.matmul(x, w.t()), flush,
-                                   RUNS)
+            peer = cublas_us(x, w, s, flush, RUNS)
             best = min(times)
             cells = [f"{t:8.1f}{'*' if t == best else ' '}" for t in times]
             print(f"{m:>5}x{n:>5}x{k:>5} " + " ".join(cells) +

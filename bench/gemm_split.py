@@ -15,6 +15,7 @@ import sys
 import torch
 
 import tilec
+from gemm_instances import cublas_us
 from timing import l2_flusher, time_median
 
 SPLIT = {"fp8": ["gemm_fp8_64x64_sk", "gemm_fp8_64x128_ws_sk"],
@@ -101,23 +102,7 @@ def main(dtypes):
                             tickets), flush, RUNS)
                     cells.append(f"{t:6.1f}" if fine else "   bad")
                 print(f"{'':>16} {name:<24} " + " ".join(cells), flush=True)
-            if dname == "fp8":
-                mp, np_, kp = ((v + 15) // 16 * 16 for v in (m, n, k))
-                xp = torch.zeros(mp, kp, device="cuda", dtype=dt)
-                wp = torch.zeros(np_, kp, device="cuda", dtype=dt)
-                xp[:m, :k] = x
-                wp[:n, :k] = w
-                one = torch.ones(mp, 1, device="cuda")
-                sb = torch.ones(1, np_, device="cuda")
-                sb[0, :n] = s
-                peer = time_median(
-                    lambda _: torch._scaled_mm(xp, wp.t(), scale_a=one,
-                                               scale_b=sb,
-                                               out_dtype=torch.bfloat16),
-                    flush, RUNS)
-            else:
-                peer = time_median(lambda _: torch.matmul(x, w.t()), flush,
-                                   RUNS)
+            peer = cublas_us(x, w, s, flush, RUNS)
             print(f"{'':>16} cuBLAS {peer:6.1f}", flush=True)
     return 0 if ok else 1
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelParams.h"
 #include "passes/Passes.h"
 #include "passes/SharedMemory.h"
 
@@ -42,29 +43,12 @@ bool isPerTile(Operation *op, const DenseSet<Operation *> &perTile) {
   return result.wasInterrupted();
 }
 
-/// Appends the i32 parameters `tiles_x` and `tiles_y` to `func` (and to
-/// its parameter names) and returns them.
-std::pair<Value, Value> addTileCountParams(func::FuncOp func) {
-  MLIRContext *context = func.getContext();
-  Type i32 = IntegerType::get(context, 32);
-  unsigned first = func.getNumArguments();
-  Location loc = func.getLoc();
-  (void)func.insertArgument(first, i32, DictionaryAttr(), loc);
-  (void)func.insertArgument(first + 1, i32, DictionaryAttr(), loc);
-  if (auto names =
-          func->getAttrOfType<ArrayAttr>(TileDialect::kArgNamesAttrName)) {
-    SmallVector<Attribute> extended(names.begin(), names.end());
-    extended.push_back(StringAttr::get(context, "tiles_x"));
-    extended.push_back(StringAttr::get(context, "tiles_y"));
-    func->setAttr(TileDialect::kArgNamesAttrName,
-                  ArrayAttr::get(context, extended));
-  }
-  return {func.getArgument(first), func.getArgument(first + 1)};
-}
-
 void makePersistent(func::FuncOp func, int64_t group) {
   Block &body = func.getBody().front();
-  auto [tilesX, tilesY] = addTileCountParams(func);
+  Type i32Type = IntegerType::get(func.getContext(), 32);
+  SmallVector<Value> counts =
+      appendKernelParams(func, {{i32Type, "tiles_x"}, {i32Type, "tiles_y"}});
+  Value tilesX = counts[0], tilesY = counts[1];
   // The grid the source was written for is the tile grid, the same for
   // every tile.
   func.walk([&](NumProgramsOp count) {

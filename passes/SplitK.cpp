@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelParams.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,29 +81,6 @@ FailureOr<scf::ForOp> findReductionLoop(func::FuncOp func) {
   return found;
 }
 
-/// Appends `!tile.ptr<f32>` `split_partials` and `!tile.ptr<i32>`
-/// `split_tickets` to `func` and returns them.
-std::pair<Value, Value> addSplitParams(func::FuncOp func) {
-  MLIRContext *context = func.getContext();
-  unsigned first = func.getNumArguments();
-  Location loc = func.getLoc();
-  (void)func.insertArgument(first,
-                            PtrType::get(context, Float32Type::get(context)),
-                            DictionaryAttr(), loc);
-  (void)func.insertArgument(
-      first + 1, PtrType::get(context, IntegerType::get(context, 32)),
-      DictionaryAttr(), loc);
-  if (auto names =
-          func->getAttrOfType<ArrayAttr>(TileDialect::kArgNamesAttrName)) {
-    SmallVector<Attribute> extended(names.begin(), names.end());
-    extended.push_back(StringAttr::get(context, "split_partials"));
-    extended.push_back(StringAttr::get(context, "split_tickets"));
-    func->setAttr(TileDialect::kArgNamesAttrName,
-                  ArrayAttr::get(context, extended));
-  }
-  return {func.getArgument(first), func.getArgument(first + 1)};
-}
-
 LogicalResult splitK(func::FuncOp func) {
   WalkResult usesZ = func.walk([](Operation *op) {
     if (auto id = dyn_cast<ProgramIdOp>(op); id && id.getDim() == GridDim::Z)
@@ -128,7 +106,13 @@ LogicalResult splitK(func::FuncOp func) {
     return loop.emitError("a split accumulator must be a 2-D f32 tile");
   const int64_t rows = accType.getDimSize(0), cols = accType.getDimSize(1);
 
-  auto [partials, tickets] = addSplitParams(func);
+  MLIRContext *context = func.getContext();
+  SmallVector<Value> scratch = appendKernelParams(
+      func,
+      {{PtrType::get(context, Float32Type::get(context)), "split_partials"},
+       {PtrType::get(context, IntegerType::get(context, 32)),
+        "split_tickets"}});
+  Value partials = scratch[0], tickets = scratch[1];
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type i32 = b.getI32Type();
@@ -177,7 +161,6 @@ LogicalResult splitK(func::FuncOp func) {
   Value tiles = arith::MulIOp::create(b, loc, tilesX, tilesY);
   Value tile = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, tileY, tilesX), tileX);
-  MLIRContext *context = b.getContext();
   auto view2d = ViewType::get(
       context, {ShapedType::kDynamic, ShapedType::kDynamic}, b.getF32Type());
   Value partialRows = arith::MulIOp::create(
