@@ -45,6 +45,28 @@ def tile_of(name):
     return (int(found[1]), int(found[2])) if found else (128, 128)
 
 
+def problem(m, n, k, dt):
+    """Fresh operands of KERNELS.md's distributions, the float64 product
+    and the sum of |products| (which bounds the accumulation error)."""
+    x = (torch.rand(m, k, device="cuda") * 8 - 4).to(dt)
+    w = (torch.randn(n, k, device="cuda") * 0.5).to(dt)
+    s = torch.rand(n, device="cuda") + 0.5
+    ref = (x.double() @ w.double().T) * s.double()[None, :]
+    mag = (x.double().abs() @ w.double().abs().T) * s.double()[None, :]
+    return x, w, s, ref, mag
+
+
+def matches(y, ref, mag, label):
+    """Whether y is the product within bf16 rounding and the accumulation
+    error; prints the worst error otherwise."""
+    err = (y.double() - ref).abs()
+    good = bool(torch.all(err <= 1e-2 * ref.abs() + 1e-3 * mag))
+    if not good:
+        print(f"  {label} wrong: max err / sum|p| "
+              f"{(err / mag).max().item():.3g}", flush=True)
+    return good
+
+
 def cublas_us(x, w, s, flush, runs):
     """Median microseconds of the cuBLAS product a user would call for
     y = (x @ w^T) * s: fp8 through torch._scaled_mm with row-wise scales
@@ -76,12 +98,7 @@ def main(dtypes, module=None):
         names = INSTANCES[dname]
         print(f"{dname}: " + " | ".join(names) + " | cuBLAS", flush=True)
         for m, n, k in SHAPES:
-            x = (torch.rand(m, k, device="cuda") * 8 - 4).to(dt)
-            w = (torch.randn(n, k, device="cuda") * 0.5).to(dt)
-            s = torch.rand(n, device="cuda") + 0.5
-            ref = (x.double() @ w.double().T) * s.double()[None, :]
-            # The sum of |products| bounds the accumulation error.
-            mag = (x.double().abs() @ w.double().abs().T) * s.double()[None, :]
+            x, w, s, ref, mag = problem(m, n, k, dt)
             y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
             times = []
             for name in names:
@@ -91,11 +108,7 @@ def main(dtypes, module=None):
                 y.fill_(float("nan"))
                 kern.launch_tiles(grid, x, w, s, y, m, n, k)
                 torch.cuda.synchronize()
-                err = (y.double() - ref).abs()
-                good = bool(torch.all(err <= 1e-2 * ref.abs() + 1e-3 * mag))
-                if not good:
-                    print(f"  {name} {m}x{n}x{k} wrong: max err / sum|p| "
-                          f"{(err / mag).max().item():.3g}", flush=True)
+                good = matches(y, ref, mag, f"{name} {m}x{n}x{k}")
                 ok &= good
                 t = time_median(
                     lambda _: kern.launch_tiles(grid, x, w, s, y, m, n, k),

@@ -15,7 +15,7 @@ import sys
 import torch
 
 import tilec
-from gemm_instances import cublas_us
+from gemm_instances import cublas_us, matches, problem, tile_of
 from timing import l2_flusher, time_median
 
 SPLIT = {"fp8": ["gemm_fp8_64x64_sk", "gemm_fp8_64x128_ws_sk"],
@@ -32,10 +32,6 @@ SHAPES = [(32, 8192, 8192), (32, 4096, 4096), (1, 4096, 4096),
 RUNS = 20
 
 
-def tile_of(name):
-    return (64, 64) if "_64x64" in name else (64, 128)
-
-
 def main(dtypes):
     torch.manual_seed(0)
     flush = l2_flusher()
@@ -46,20 +42,11 @@ def main(dtypes):
         print(f"{dname}: times in us; split instances per part count "
               f"{PARTS}", flush=True)
         for m, n, k in SHAPES:
-            x = (torch.rand(m, k, device="cuda") * 8 - 4).to(dt)
-            w = (torch.randn(n, k, device="cuda") * 0.5).to(dt)
-            s = torch.rand(n, device="cuda") + 0.5
-            ref = (x.double() @ w.double().T) * s.double()[None, :]
-            mag = (x.double().abs() @ w.double().abs().T) * s.double()[None, :]
+            x, w, s, ref, mag = problem(m, n, k, dt)
             y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
 
             def good(label):
-                err = (y.double() - ref).abs()
-                fine = bool(torch.all(err <= 1e-2 * ref.abs() + 1e-3 * mag))
-                if not fine:
-                    print(f"  {label} {m}x{n}x{k} wrong: max err / sum|p| "
-                          f"{(err / mag).max().item():.3g}", flush=True)
-                return fine
+                return matches(y, ref, mag, f"{label} {m}x{n}x{k}")
 
             line = f"{m:>4}x{n:>5}x{k:>5}"
             y.fill_(float("nan"))

@@ -93,3 +93,25 @@ func.func @two_loops(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %K: i32)
   tile.store %acc, %yv[0, 0] : tensor<16x16xf32>
   return
 }
+
+// -----
+
+// The split bounds are computed in i32, like the kernels' other indices.
+func.func @index_bounds(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %K: i32)
+    attributes {tile.kernel, tile.split_k = true} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %k = arith.index_cast %K : i32 to index
+  %xv = tile.make_view %x[16, %K] strides[%K, 1] : !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[16, 16] strides[16, 1] : !tile.view<?x?xf32>
+  %init = arith.constant dense<0.0> : tensor<16x16xf32>
+  // expected-error @+1 {{a loop split over programs needs i32 bounds}}
+  %acc = scf.for %i = %c0 to %k step %c16 iter_args(%a = %init) -> (tensor<16x16xf32>) {
+    %o = arith.index_cast %i : index to i32
+    %t = tile.load %xv[0, %o] : tensor<16x16xbf16>
+    %d = tile.dot %t, %t, %a : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  }
+  tile.store %acc, %yv[0, 0] : tensor<16x16xf32>
+  return
+}
