@@ -108,20 +108,38 @@ def variants():
 
 
 def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):
-    """The two kernels launched directly with `pps` pages per split (the
-    runtime picks pps itself; this sweeps it)."""
+    """The kernel launched directly with `pps` pages per split (the runtime
+    picks pps itself; this sweeps it). A variant built before the merge
+    moved into the split kernel takes a second launch, its combine."""
     _module = module(variant)
     b, h, d = q.shape
     hkv = kv.shape[2]
     width = table.shape[1]
     splits = (width + pps - 1) // pps
     chunks = (h // hkv + 15) // 16
-    pm, pl, pacc = scratch
-    _module.kernel(f"paged_decode_d{d}")(
-        (splits, hkv * chunks, b), q, kv, table, lens, pm, pl, pacc, b, h,
-        hkv, width, kv.shape[0], splits, pps, 1.0 / math.sqrt(d))
+    pm, pl, pacc, tickets = scratch
+    split = _module.kernel(f"paged_decode_d{d}")
+    if any(p["name"] == "tickets" for p in split.params):
+        split((splits, hkv * chunks, b), q, kv, table, lens, pm, pl, pacc,
+              tickets, out, b, h, hkv, width, kv.shape[0], splits, pps,
+              1.0 / math.sqrt(d))
+        return
+    split((splits, hkv * chunks, b), q, kv, table, lens, pm, pl, pacc, b, h,
+          hkv, width, kv.shape[0], splits, pps, 1.0 / math.sqrt(d))
     _module.kernel(f"paged_decode_combine_d{d}")(
         ((b * h + 15) // 16,), pm, pl, pacc, out, b * h, splits)
+
+
+def decode_scratch(b, h, hkv, d, splits):
+    """Partials and tickets for either kernel layout: slots of 32 floats and
+    16 rows per (split, tile of 16 heads), or rows of (split, B*H)."""
+    tiles = b * hkv * ((h // hkv + 15) // 16)
+    rows = max(splits * tiles * 32, splits * b * h)
+    return (torch.empty(rows, device="cuda"),
+            torch.empty(rows, device="cuda"),
+            torch.empty(max(splits * tiles * 16, splits * b * h) * d,
+                        device="cuda"),
+            torch.zeros(tiles, dtype=torch.int32, device="cuda"))
 
 
 def sweep(inputs, flush, ref, variant):
@@ -135,13 +153,13 @@ def sweep(inputs, flush, ref, variant):
         if pps > 4 and (pps // 2) >= width:
             break
         splits = (width + pps - 1) // pps
-        scratch = (torch.empty(splits * b * h, device="cuda"),
-                   torch.empty(splits * b * h, device="cuda"),
-                   torch.empty(splits * b * h * d, device="cuda"))
+        scratch = decode_scratch(b, h, kv.shape[2], d, splits)
         out = torch.full_like(q, float("nan"))
         raw_decode(*inputs[0], out, pps, scratch, variant)
         if not torch.allclose(out.float(), ref, atol=0.02, rtol=0.02):
             return None
+        if scratch[3].any():
+            sys.exit(f"{variant}: tickets left nonzero at pps {pps}")
         result[pps] = time_median(
             lambda i: raw_decode(*inputs[i % COPIES], out, pps, scratch,
                                  variant),

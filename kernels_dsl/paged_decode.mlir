@@ -24,12 +24,16 @@
 //    past the split's span (and the length); online softmax in fp32
 //    (running max m, rescaled sum l and accumulator); P in bf16 registers,
 //    acc = acc·α + P·V on mma.sync.
-// The partials (m, l, acc), unnormalized, go to pm/pl (S, B·H) and pacc
-// (S, B·H, D); empty splits write m = -inf, l = 0, acc = 0.
-//
-// @paged_decode_combine_d{64,128}: program r merges rows [16r, 16r+16) of
-// (B·H) over the S splits: M = max m_s, out = Σ e^(m_s-M)·acc_s / Σ
-// e^(m_s-M)·l_s, and 0 where no split saw a token (seq_len 0).
+// With one split (S = 1) the program stores out = acc / l. Otherwise the
+// partials (m, l, acc), unnormalized, go to the split's slot of its tile
+// t = b·Y + c (Y programs along y): pm/pl (S, T, 32) and pacc (S, T, 16,
+// D), T = B·Y, slots padded so no cache line holds two tiles' partials;
+// empty splits write m = -inf, l = 0, acc = 0. The split then fences and
+// takes the tile's ticket in `tickets` (T, zero before the launch); the
+// last to arrive fences, sets the ticket back to zero and merges the S
+// slots in order of s: M = max m_s, out = Σ e^(m_s-M)·acc_s / Σ
+// e^(m_s-M)·l_s, and 0 where no split saw a token (seq_len 0). Its merge
+// loops load ahead (tile.load_ahead) so the S slots' loads overlap.
 //
 // The D = 64 and D = 128 functions are the same code but for D and the
 // layouts named below.
@@ -56,12 +60,14 @@
 func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %block_table: !tile.ptr<i32>, %seq_lens: !tile.ptr<i32>,
     %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
+    %tickets: !tile.ptr<i32>, %out: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
     attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 4 : i32} {
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32
+  %c32 = arith.constant 32 : i32
   %c64 = arith.constant 64 : i32
   %cD = arith.constant 64 : i32
   %cm1 = arith.constant -1 : i32
@@ -206,98 +212,141 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         tensor<16x64xf32, #mma>
   }
 
-  // Partials of this split's rows: (S, B·H) for m and l, (S, B·H, D) for acc.
-  %SBH = arith.muli %S, %BH : i32
-  %sBH = arith.muli %s, %BH : i32
-  %prow = arith.addi %sBH, %qrow : i32
-  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, 64] strides[64, 1] : !tile.view<?x?xf32>
+  // One split: this program's rows are the output. Several: each split
+  // stores its partials (m, l, acc) in its slot of the (b, c) tile's
+  // partials, takes the tile's ticket, and the last split to arrive merges
+  // the S slots in order of s (the same sum whichever split is last) and
+  // stores the output; tickets go back to zero for the next launch.
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant 1.0 : f32
   %iota16 = tile.iota : tensor<16xi32, #srow>
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
-  tile.store %res#0, %pmv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>
-  tile.store %res#1, %plv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>
   %rmE = tile.expand_dims %rowMask at 1
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x64xi1, #mma>
-  tile.store %res#2, %pav[%prow, 0] mask %rmB
-      : tensor<16x64xf32, #mma>
-  return
-}
-
-func.func @paged_decode_combine_d64(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
-    %pacc: !tile.ptr<f32>, %out: !tile.ptr<bf16>, %BH: i32, %S: i32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %c16 = arith.constant 16 : i32
-  %ninf = arith.constant 0xFF800000 : f32
-  %zf = arith.constant 0.0 : f32
-  %r = tile.program_id x
-  %row = arith.muli %r, %c16 : i32
-  %SBH = arith.muli %S, %BH : i32
-  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, 64] strides[64, 1] : !tile.view<?x?xf32>
   %ov = tile.make_view %out[%BH, 64] strides[64, 1] : !tile.view<?x?xbf16>
-  %m0 = tile.splat %ninf : tensor<16xf32>
-  %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
-      -> (tensor<16xf32>) : i32 {
-    %off0 = arith.muli %s, %BH : i32
-    %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
-    %mn = arith.maximumf %m, %ms : tensor<16xf32>
-    scf.yield %mn : tensor<16xf32>
+  %zR = tile.splat %zf : tensor<16xf32, #srow>
+  %oneR = tile.splat %one : tensor<16xf32, #srow>
+  %ninfR = tile.splat %ninf : tensor<16xf32, #srow>
+  %single = arith.cmpi eq, %S, %c1 : i32
+  %true = arith.constant true
+  %false = arith.constant false
+  %sum:3 = scf.if %single
+      -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1) {
+    scf.yield %res#1, %res#2, %true
+        : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1
+  } else {
+    // Slots of 32 floats (m, l) and of 16 rows (acc) per (split, tile), so
+    // that no cache line holds two tiles' partials.
+    %Y = tile.num_programs y
+    %bY = arith.muli %b, %Y : i32
+    %tix = arith.addi %bY, %c : i32
+    %T = arith.muli %B, %Y : i32
+    %ST = arith.muli %S, %T : i32
+    %ST32 = arith.muli %ST, %c32 : i32
+    %ST16 = arith.muli %ST, %c16 : i32
+    %pmv = tile.make_view %pm[%ST32] strides[1] : !tile.view<?xf32>
+    %plv = tile.make_view %pl[%ST32] strides[1] : !tile.view<?xf32>
+    %pav = tile.make_view %pacc[%ST16, 64] strides[64, 1]
+        : !tile.view<?x?xf32>
+    %sT = arith.muli %s, %T : i32
+    %slot = arith.addi %sT, %tix : i32
+    %slot32 = arith.muli %slot, %c32 : i32
+    %slot16 = arith.muli %slot, %c16 : i32
+    tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %res#2, %pav[%slot16, 0] mask %rmB : tensor<16x64xf32, #mma>
+    tile.fence
+    %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
+    %at = tile.splat %tix : tensor<1xi32>
+    %oneI = tile.splat %c1 : tensor<1xi32>
+    %old = tile.atomic add %tv[%at], %oneI
+        : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+    %ticket = tile.reduce max %old along 0 : tensor<1xi32>
+    %Sm1 = arith.subi %S, %c1 : i32
+    %isLast = arith.cmpi eq, %ticket, %Sm1 : i32
+    %merged:2 = scf.if %isLast
+        -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>) {
+      tile.fence
+      %zero1 = tile.splat %c0 : tensor<1xi32>
+      tile.store %zero1, %tv[%tix] : tensor<1xi32>
+      %mx = scf.for %u = %c0 to %S step %c1 iter_args(%mm = %ninfR)
+          -> (tensor<16xf32, #srow>) : i32 {
+        %uT = arith.muli %u, %T : i32
+        %us = arith.addi %uT, %tix : i32
+        %uo = arith.muli %us, %c32 : i32
+        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
+            : tensor<16xf32, #srow>
+        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
+        scf.yield %mn : tensor<16xf32, #srow>
+      } {tile.load_ahead = 4 : i32}
+      // No split saw a token: every weight is e^(-inf) = 0.
+      %none = arith.cmpf oeq, %mx, %ninfR : tensor<16xf32, #srow>
+      %ref = arith.select %none, %zR, %mx
+          : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+      %a0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+      %acc:2 = scf.for %u = %c0 to %S step %c1 iter_args(%ll = %zR, %aa = %a0)
+          -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>) : i32 {
+        %uT = arith.muli %u, %T : i32
+        %us = arith.addi %uT, %tix : i32
+        %uo = arith.muli %us, %c32 : i32
+        %uo16 = arith.muli %us, %c16 : i32
+        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
+            : tensor<16xf32, #srow>
+        %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
+        %as = tile.load %pav[%uo16, 0] mask %rmB : tensor<16x64xf32, #mma>
+        %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
+        %w = math.exp %d : tensor<16xf32, #srow>
+        %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>
+        %ln = arith.addf %ll, %lw : tensor<16xf32, #srow>
+        %wE = tile.expand_dims %w at 1
+            : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+        %wB = tile.broadcast %wE
+            : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+        %aw = arith.mulf %as, %wB : tensor<16x64xf32, #mma>
+        %an = arith.addf %aa, %aw : tensor<16x64xf32, #mma>
+        scf.yield %ln, %an : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
+      } {tile.load_ahead = 2 : i32}
+      scf.yield %acc#0, %acc#1 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
+    } else {
+      scf.yield %res#1, %res#2 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
+    }
+    scf.yield %merged#0, %merged#1, %isLast
+        : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1
   }
-  // No split saw a token: weights e^(-inf) = 0, so l = 0 and out = 0.
-  %ninfT = tile.splat %ninf : tensor<16xf32>
-  %zT = tile.splat %zf : tensor<16xf32>
-  %none = arith.cmpf oeq, %mx, %ninfT : tensor<16xf32>
-  %ref = arith.select %none, %zT, %mx : tensor<16xi1>, tensor<16xf32>
-  %l0 = tile.splat %zf : tensor<16xf32>
-  %a0 = arith.constant dense<0.0> : tensor<16x64xf32>
-  %sum:2 = scf.for %s = %c0 to %S step %c1 iter_args(%l = %l0, %a = %a0)
-      -> (tensor<16xf32>, tensor<16x64xf32>) : i32 {
-    %off0 = arith.muli %s, %BH : i32
-    %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
-    %ls = tile.load %plv[%off] : tensor<16xf32>
-    %as = tile.load %pav[%off, 0] : tensor<16x64xf32>
-    %d = arith.subf %ms, %ref : tensor<16xf32>
-    %w = math.exp %d : tensor<16xf32>
-    %lw = arith.mulf %ls, %w : tensor<16xf32>
-    %ln = arith.addf %l, %lw : tensor<16xf32>
-    %wB = tile.broadcast %w along 1 : tensor<16xf32> -> tensor<16x64xf32>
-    %aw = arith.mulf %as, %wB : tensor<16x64xf32>
-    %an = arith.addf %a, %aw : tensor<16x64xf32>
-    scf.yield %ln, %an : tensor<16xf32>, tensor<16x64xf32>
+  // out = acc / l, and 0 where no token was seen (l = 0).
+  scf.if %sum#2 {
+    %pos = arith.cmpf ogt, %sum#0, %zR : tensor<16xf32, #srow>
+    %lsafe = arith.select %pos, %sum#0, %oneR
+        : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+    %inv = arith.divf %oneR, %lsafe : tensor<16xf32, #srow>
+    %invw = arith.select %pos, %inv, %zR
+        : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+    %iE = tile.expand_dims %invw at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %iB = tile.broadcast %iE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %o = arith.mulf %sum#1, %iB : tensor<16x64xf32, #mma>
+    %ob = arith.truncf %o : tensor<16x64xf32, #mma> to tensor<16x64xbf16, #mma>
+    tile.store %ob, %ov[%qrow, 0] mask %rmB : tensor<16x64xbf16, #mma>
   }
-  %pos = arith.cmpf ogt, %sum#0, %zT : tensor<16xf32>
-  %one = arith.constant 1.0 : f32
-  %oneT = tile.splat %one : tensor<16xf32>
-  %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
-  %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
-  %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
-  %iB = tile.broadcast %invw along 1 : tensor<16xf32> -> tensor<16x64xf32>
-  %o = arith.mulf %sum#1, %iB : tensor<16x64xf32>
-  %ob = arith.truncf %o : tensor<16x64xf32> to tensor<16x64xbf16>
-  tile.store %ob, %ov[%row, 0] : tensor<16x64xbf16>
   return
 }
 
 func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %block_table: !tile.ptr<i32>, %seq_lens: !tile.ptr<i32>,
     %pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>, %pacc: !tile.ptr<f32>,
+    %tickets: !tile.ptr<i32>, %out: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
     attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32
+  %c32 = arith.constant 32 : i32
   %c64 = arith.constant 64 : i32
   %cD = arith.constant 128 : i32
   %cm1 = arith.constant -1 : i32
@@ -442,85 +491,126 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         tensor<16x128xf32, #mma>
   }
 
-  // Partials of this split's rows: (S, B·H) for m and l, (S, B·H, D) for acc.
-  %SBH = arith.muli %S, %BH : i32
-  %sBH = arith.muli %s, %BH : i32
-  %prow = arith.addi %sBH, %qrow : i32
-  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, 128] strides[128, 1] : !tile.view<?x?xf32>
+  // One split: this program's rows are the output. Several: each split
+  // stores its partials (m, l, acc) in its slot of the (b, c) tile's
+  // partials, takes the tile's ticket, and the last split to arrive merges
+  // the S slots in order of s (the same sum whichever split is last) and
+  // stores the output; tickets go back to zero for the next launch.
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %one = arith.constant 1.0 : f32
   %iota16 = tile.iota : tensor<16xi32, #srow>
   %nrowsT = tile.splat %nrows : tensor<16xi32, #srow>
   %rowMask = arith.cmpi slt, %iota16, %nrowsT : tensor<16xi32, #srow>
-  tile.store %res#0, %pmv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>
-  tile.store %res#1, %plv[%prow] mask %rowMask
-      : tensor<16xf32, #srow>
   %rmE = tile.expand_dims %rowMask at 1
       : tensor<16xi1, #srow> -> tensor<16x1xi1, #mma>
   %rmB = tile.broadcast %rmE
       : tensor<16x1xi1, #mma> -> tensor<16x128xi1, #mma>
-  tile.store %res#2, %pav[%prow, 0] mask %rmB
-      : tensor<16x128xf32, #mma>
-  return
-}
-
-func.func @paged_decode_combine_d128(%pm: !tile.ptr<f32>, %pl: !tile.ptr<f32>,
-    %pacc: !tile.ptr<f32>, %out: !tile.ptr<bf16>, %BH: i32, %S: i32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %c16 = arith.constant 16 : i32
-  %ninf = arith.constant 0xFF800000 : f32
-  %zf = arith.constant 0.0 : f32
-  %r = tile.program_id x
-  %row = arith.muli %r, %c16 : i32
-  %SBH = arith.muli %S, %BH : i32
-  %pmv = tile.make_view %pm[%SBH] strides[1] : !tile.view<?xf32>
-  %plv = tile.make_view %pl[%SBH] strides[1] : !tile.view<?xf32>
-  %pav = tile.make_view %pacc[%SBH, 128] strides[128, 1] : !tile.view<?x?xf32>
   %ov = tile.make_view %out[%BH, 128] strides[128, 1] : !tile.view<?x?xbf16>
-  %m0 = tile.splat %ninf : tensor<16xf32>
-  %mx = scf.for %s = %c0 to %S step %c1 iter_args(%m = %m0)
-      -> (tensor<16xf32>) : i32 {
-    %off0 = arith.muli %s, %BH : i32
-    %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
-    %mn = arith.maximumf %m, %ms : tensor<16xf32>
-    scf.yield %mn : tensor<16xf32>
+  %zR = tile.splat %zf : tensor<16xf32, #srow>
+  %oneR = tile.splat %one : tensor<16xf32, #srow>
+  %ninfR = tile.splat %ninf : tensor<16xf32, #srow>
+  %single = arith.cmpi eq, %S, %c1 : i32
+  %true = arith.constant true
+  %false = arith.constant false
+  %sum:3 = scf.if %single
+      -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1) {
+    scf.yield %res#1, %res#2, %true
+        : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1
+  } else {
+    // Slots of 32 floats (m, l) and of 16 rows (acc) per (split, tile), so
+    // that no cache line holds two tiles' partials.
+    %Y = tile.num_programs y
+    %bY = arith.muli %b, %Y : i32
+    %tix = arith.addi %bY, %c : i32
+    %T = arith.muli %B, %Y : i32
+    %ST = arith.muli %S, %T : i32
+    %ST32 = arith.muli %ST, %c32 : i32
+    %ST16 = arith.muli %ST, %c16 : i32
+    %pmv = tile.make_view %pm[%ST32] strides[1] : !tile.view<?xf32>
+    %plv = tile.make_view %pl[%ST32] strides[1] : !tile.view<?xf32>
+    %pav = tile.make_view %pacc[%ST16, 128] strides[128, 1]
+        : !tile.view<?x?xf32>
+    %sT = arith.muli %s, %T : i32
+    %slot = arith.addi %sT, %tix : i32
+    %slot32 = arith.muli %slot, %c32 : i32
+    %slot16 = arith.muli %slot, %c16 : i32
+    tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %res#2, %pav[%slot16, 0] mask %rmB : tensor<16x128xf32, #mma>
+    tile.fence
+    %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
+    %at = tile.splat %tix : tensor<1xi32>
+    %oneI = tile.splat %c1 : tensor<1xi32>
+    %old = tile.atomic add %tv[%at], %oneI
+        : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+    %ticket = tile.reduce max %old along 0 : tensor<1xi32>
+    %Sm1 = arith.subi %S, %c1 : i32
+    %isLast = arith.cmpi eq, %ticket, %Sm1 : i32
+    %merged:2 = scf.if %isLast
+        -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>) {
+      tile.fence
+      %zero1 = tile.splat %c0 : tensor<1xi32>
+      tile.store %zero1, %tv[%tix] : tensor<1xi32>
+      %mx = scf.for %u = %c0 to %S step %c1 iter_args(%mm = %ninfR)
+          -> (tensor<16xf32, #srow>) : i32 {
+        %uT = arith.muli %u, %T : i32
+        %us = arith.addi %uT, %tix : i32
+        %uo = arith.muli %us, %c32 : i32
+        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
+            : tensor<16xf32, #srow>
+        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
+        scf.yield %mn : tensor<16xf32, #srow>
+      } {tile.load_ahead = 4 : i32}
+      // No split saw a token: every weight is e^(-inf) = 0.
+      %none = arith.cmpf oeq, %mx, %ninfR : tensor<16xf32, #srow>
+      %ref = arith.select %none, %zR, %mx
+          : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+      %a0 = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
+      %acc:2 = scf.for %u = %c0 to %S step %c1 iter_args(%ll = %zR, %aa = %a0)
+          -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>) : i32 {
+        %uT = arith.muli %u, %T : i32
+        %us = arith.addi %uT, %tix : i32
+        %uo = arith.muli %us, %c32 : i32
+        %uo16 = arith.muli %us, %c16 : i32
+        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
+            : tensor<16xf32, #srow>
+        %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
+        %as = tile.load %pav[%uo16, 0] mask %rmB : tensor<16x128xf32, #mma>
+        %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
+        %w = math.exp %d : tensor<16xf32, #srow>
+        %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>
+        %ln = arith.addf %ll, %lw : tensor<16xf32, #srow>
+        %wE = tile.expand_dims %w at 1
+            : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+        %wB = tile.broadcast %wE
+            : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
+        %aw = arith.mulf %as, %wB : tensor<16x128xf32, #mma>
+        %an = arith.addf %aa, %aw : tensor<16x128xf32, #mma>
+        scf.yield %ln, %an : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
+      } {tile.load_ahead = 2 : i32}
+      scf.yield %acc#0, %acc#1 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
+    } else {
+      scf.yield %res#1, %res#2 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
+    }
+    scf.yield %merged#0, %merged#1, %isLast
+        : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1
   }
-  // No split saw a token: weights e^(-inf) = 0, so l = 0 and out = 0.
-  %ninfT = tile.splat %ninf : tensor<16xf32>
-  %zT = tile.splat %zf : tensor<16xf32>
-  %none = arith.cmpf oeq, %mx, %ninfT : tensor<16xf32>
-  %ref = arith.select %none, %zT, %mx : tensor<16xi1>, tensor<16xf32>
-  %l0 = tile.splat %zf : tensor<16xf32>
-  %a0 = arith.constant dense<0.0> : tensor<16x128xf32>
-  %sum:2 = scf.for %s = %c0 to %S step %c1 iter_args(%l = %l0, %a = %a0)
-      -> (tensor<16xf32>, tensor<16x128xf32>) : i32 {
-    %off0 = arith.muli %s, %BH : i32
-    %off = arith.addi %off0, %row : i32
-    %ms = tile.load %pmv[%off] pad -inf : tensor<16xf32>
-    %ls = tile.load %plv[%off] : tensor<16xf32>
-    %as = tile.load %pav[%off, 0] : tensor<16x128xf32>
-    %d = arith.subf %ms, %ref : tensor<16xf32>
-    %w = math.exp %d : tensor<16xf32>
-    %lw = arith.mulf %ls, %w : tensor<16xf32>
-    %ln = arith.addf %l, %lw : tensor<16xf32>
-    %wB = tile.broadcast %w along 1 : tensor<16xf32> -> tensor<16x128xf32>
-    %aw = arith.mulf %as, %wB : tensor<16x128xf32>
-    %an = arith.addf %a, %aw : tensor<16x128xf32>
-    scf.yield %ln, %an : tensor<16xf32>, tensor<16x128xf32>
+  // out = acc / l, and 0 where no token was seen (l = 0).
+  scf.if %sum#2 {
+    %pos = arith.cmpf ogt, %sum#0, %zR : tensor<16xf32, #srow>
+    %lsafe = arith.select %pos, %sum#0, %oneR
+        : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+    %inv = arith.divf %oneR, %lsafe : tensor<16xf32, #srow>
+    %invw = arith.select %pos, %inv, %zR
+        : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+    %iE = tile.expand_dims %invw at 1
+        : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %iB = tile.broadcast %iE
+        : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
+    %o = arith.mulf %sum#1, %iB : tensor<16x128xf32, #mma>
+    %ob = arith.truncf %o : tensor<16x128xf32, #mma> to tensor<16x128xbf16, #mma>
+    tile.store %ob, %ov[%qrow, 0] mask %rmB : tensor<16x128xbf16, #mma>
   }
-  %pos = arith.cmpf ogt, %sum#0, %zT : tensor<16xf32>
-  %one = arith.constant 1.0 : f32
-  %oneT = tile.splat %one : tensor<16xf32>
-  %lsafe = arith.select %pos, %sum#0, %oneT : tensor<16xi1>, tensor<16xf32>
-  %inv = arith.divf %oneT, %lsafe : tensor<16xf32>
-  %invw = arith.select %pos, %inv, %zT : tensor<16xi1>, tensor<16xf32>
-  %iB = tile.broadcast %invw along 1 : tensor<16xf32> -> tensor<16x128xf32>
-  %o = arith.mulf %sum#1, %iB : tensor<16x128xf32>
-  %ob = arith.truncf %o : tensor<16x128xf32> to tensor<16x128xbf16>
-  tile.store %ob, %ov[%row, 0] : tensor<16x128xbf16>
   return
 }

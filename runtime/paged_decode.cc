@@ -134,11 +134,6 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
       kModuleName, d64 ? "paged_decode_d64" : "paged_decode_d128", *device);
   if (!split.ok())
     return split.status();
-  absl::StatusOr<const Kernel *> combine = GetEmbeddedKernel(
-      kModuleName,
-      d64 ? "paged_decode_combine_d64" : "paged_decode_combine_d128", *device);
-  if (!combine.ok())
-    return combine.status();
   TILEC_RETURN_IF_ERROR(
       CheckStream(**driver, stream, (*split)->context(), *device));
 
@@ -149,13 +144,17 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
   const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width);
   const int splits = int(CeilDiv(width, pps));
-  const int64_t rows = int64_t(batch) * heads;
-  // Partials, (splits, B·H) maxima and sums and (splits, B·H, D)
-  // accumulators, in one buffer of the stream's scratch.
-  const size_t stat_bytes = size_t(splits * rows) * 4;
-  const size_t stat_span = (stat_bytes + 255) / 256 * 256;
+  // Per split and tile of 16 query heads (b, c): slots of 32 floats for
+  // the maxima and the sums and of 16 rows for the accumulators, merged
+  // in the kernel by the tile's last split; one ticket per tile, which
+  // every launch leaves at zero.
+  const int64_t tiles = int64_t(batch) * kv_heads * chunks;
   const ScratchRequest requests[] = {
-      {2 * stat_span + size_t(splits * rows * dim) * 4, /*zeroed=*/false}};
+      {size_t(splits * tiles) * 32 * 4, /*zeroed=*/false},
+      {size_t(splits * tiles) * 32 * 4, /*zeroed=*/false},
+      {size_t(splits * tiles) * kHeadsPerProgram * size_t(dim) * 4,
+       /*zeroed=*/false},
+      {size_t(tiles) * 4, /*zeroed=*/true}};
   const float scale = float(1.0 / std::sqrt(double(dim)));
 
   ScopedContext scope(**driver, (*split)->context());
@@ -163,15 +162,15 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
     return scope.status();
   return ScratchFor(**driver, (*split)->context())
       .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
-        const cu::CUdeviceptr pm = buffers[0], pl = pm + stat_span,
-                              pacc = pl + stat_span;
         const KernelArg args[] = {KernelArg::Ptr(query.data),
                                   KernelArg::Ptr(kv_cache.data),
                                   KernelArg::Ptr(block_table.data),
                                   KernelArg::Ptr(seq_lens.data),
-                                  KernelArg::DevicePtr(pm),
-                                  KernelArg::DevicePtr(pl),
-                                  KernelArg::DevicePtr(pacc),
+                                  KernelArg::DevicePtr(buffers[0]),
+                                  KernelArg::DevicePtr(buffers[1]),
+                                  KernelArg::DevicePtr(buffers[2]),
+                                  KernelArg::DevicePtr(buffers[3]),
+                                  KernelArg::Ptr(out.data),
                                   KernelArg::I32(batch),
                                   KernelArg::I32(heads),
                                   KernelArg::I32(kv_heads),
@@ -182,16 +181,7 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
                                   KernelArg::F32(scale)};
         const Dim3 grid = {uint32_t(splits), uint32_t(kv_heads * chunks),
                            uint32_t(batch)};
-        TILEC_RETURN_IF_ERROR(
-            (*split)->Launch(grid, args, stream, PointerCheck::kSkip));
-        const KernelArg combine_args[] = {
-            KernelArg::DevicePtr(pm),   KernelArg::DevicePtr(pl),
-            KernelArg::DevicePtr(pacc), KernelArg::Ptr(out.data),
-            KernelArg::I32(int(rows)),  KernelArg::I32(splits)};
-        const Dim3 combine_grid = {uint32_t(CeilDiv(rows, kHeadsPerProgram)), 1,
-                                   1};
-        return (*combine)->Launch(combine_grid, combine_args, stream,
-                                  PointerCheck::kSkip);
+        return (*split)->Launch(grid, args, stream, PointerCheck::kSkip);
       });
 }
 

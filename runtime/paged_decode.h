@@ -36,13 +36,14 @@ absl::Status ValidatePagedDecode(const TensorRef &query,
 // numbers outside the cache read zeros.
 //
 // ValidatePagedDecode, then the device checks of the other entry points
-// (runtime/topk.h), then two launches on `stream`: the split kernel, whose
-// programs each take 16 query heads of one kv head over a span of the
-// sequence (the number of spans chosen from B, Hkv and W so the grid fills
-// the GPU), and a combine over the spans. The spans' partial results live
-// in scratch ordered on `stream` (runtime/scratch.h): after a first call
-// of a shape on a stream nothing is allocated, and calls can be captured
-// into a CUDA graph and replayed with new contents of every input.
+// (runtime/topk.h), then one launch on `stream`, whose programs each take
+// 16 query heads of one kv head over a span of the sequence (the number of
+// spans chosen from B, Hkv and W so the grid fills the GPU); the last span
+// of each group of heads to finish merges the spans' partial results. Those
+// and the groups' tickets live in scratch ordered on `stream`
+// (runtime/scratch.h): after a first call of a shape on a stream nothing is
+// allocated, and calls can be captured into a CUDA graph and replayed with
+// new contents of every input.
 absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
                          const TensorRef &block_table,
                          const TensorRef &seq_lens, const TensorRef &out,

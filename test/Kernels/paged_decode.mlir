@@ -8,7 +8,8 @@
 // table by cp.async into a ring in shared memory (16-byte copies, the
 // ring's waits), Q·Kᵀ and P·V on mma.sync m16n8k16 with bf16 operands
 // (M = 16 packed query heads is below wgmma's m64), V read from the ring
-// with ldmatrix.trans, exponentials on ex2.
+// with ldmatrix.trans, exponentials on ex2; the spans' partials merged by
+// the last span of each group of heads, after a fence and an atomic ticket.
 // PTX-LABEL: .entry paged_decode_d64(
 // PTX-DAG: cp.async.cg.shared.global
 // PTX-DAG: cp.async.commit_group
@@ -18,7 +19,8 @@
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-DAG: ex2.approx
-// PTX-LABEL: .entry paged_decode_combine_d64(
+// PTX-DAG: fence.acq_rel.gpu
+// PTX-DAG: atom.global.add.u32
 // PTX-LABEL: .entry paged_decode_d128(
 // PTX-DAG: cp.async.cg.shared.global
 // PTX-DAG: cp.async.commit_group
@@ -28,7 +30,8 @@
 // PTX-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX-DAG: ex2.approx
-// PTX-LABEL: .entry paged_decode_combine_d128(
+// PTX-DAG: fence.acq_rel.gpu
+// PTX-DAG: atom.global.add.u32
 
 // RES-LABEL: Function properties for paged_decode_d128
 // RES-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
