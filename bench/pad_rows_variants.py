@@ -1,7 +1,7 @@
-"""The row-padding copy of kernels_dsl/pad_rows.mlir (and any variants
-listed in VARIANTS; 02248f2 held three) against torch, on the operands the
-GEMM entry point pads (rows not 16-byte aligned, K = 4127 and 1000 in fp8;
-2 bytes wider rows in bf16).
+"""The GEMM entry point's row padding of both operands (rows not 16-byte
+aligned: K = 4127 and 1000 in fp8, 2 bytes wider rows in bf16): one launch
+of `pad_rows_pair` (a 32-bit word per thread, the runtime's path) against
+two launches of the byte-wise `pad_rows`, and torch copying both operands.
 
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so PYTHONPATH=runtime/python \\
         python3 bench/pad_rows_variants.py
@@ -17,45 +17,72 @@ import torch
 import tilec
 from timing import l2_flusher, time_median
 
-VARIANTS = ["pad_rows"]
-# (rows, bytes per row)
-SHAPES = [(4096, 4127), (1000, 1000), (14336, 4127), (4096, 8254),
-          (32, 8193)]
+# (rows of x, rows of w, bytes per row): the GEMM shapes that pad.
+SHAPES = [(4096, 4096, 4127), (1000, 1000, 1000), (4096, 14336, 4127),
+          (4096, 4096, 8254), (32, 8192, 8193), (256, 8192, 1001)]
 RUNS = 30
+
+
+def source(rows, cols, offset):
+    """rows x cols random bytes starting `offset` bytes into a buffer."""
+    base = torch.randint(-128, 128, (rows * cols + offset,), dtype=torch.int8,
+                         device="cuda")
+    return base[offset:].view(rows, cols)
 
 
 def main():
     torch.manual_seed(0)
     flush = l2_flusher()
     module = tilec.Module.embedded("pad_rows")
+    single, pair = module.kernel("pad_rows"), module.kernel("pad_rows_pair")
     ok = True
-    print("rows x bytes | " + " | ".join(VARIANTS) + " | torch copy  (us, TB/s)")
-    for rows, cols in SHAPES:
+    print("x rows, w rows, bytes | pad_rows x2 | pad_rows_pair | torch copy"
+          "  (us, TB/s)")
+    for m, n, cols in SHAPES:
         padded = (cols + 15) // 16 * 16
-        # An odd offset into a larger buffer: rows at every alignment.
-        base = torch.randint(-128, 128, (rows * cols + 1,), dtype=torch.int8,
-                             device="cuda")
-        src = base[1:].view(rows, cols)
-        want = torch.zeros(rows, padded, dtype=torch.int8, device="cuda")
-        want[:, :cols] = src
-        dst = torch.empty(rows, padded, dtype=torch.int8, device="cuda")
-        moved = rows * cols + rows * padded
+        # Odd offsets: rows at every alignment, words shifted by 1 and 3.
+        srcs = [source(m, cols, 1), source(n, cols, 3)]
+        wants = []
+        for s in srcs:
+            want = torch.zeros(s.shape[0], padded, dtype=torch.int8,
+                               device="cuda")
+            want[:, :cols] = s
+            wants.append(want)
+        dsts = [torch.empty_like(w) for w in wants]
+        moved = (m + n) * (cols + padded)
+
+        def twice():
+            for s, d in zip(srcs, dsts):
+                rows = s.shape[0]
+                single(((rows + 3) // 4, (padded + 1023) // 1024), s, d,
+                       rows, cols, cols, padded)
+
+        def once():
+            args = []
+            for s, d in zip(srcs, dsts):
+                at = s.data_ptr()
+                args += [at, at & ~3, at & 3, d, s.shape[0]]
+            pair(((m + 3) // 4 + (n + 3) // 4, (padded + 1023) // 1024),
+                 *args, cols, cols, padded)
+
+        def torch_copy():
+            for s, d in zip(srcs, dsts):
+                d[:, :cols].copy_(s)
+
         cells = []
-        grid = ((rows + 3) // 4, (padded + 1023) // 1024)
-        for name in VARIANTS:
-            kern = module.kernel(name)
-            args = (src, dst, rows, cols, cols, padded)
-            dst.fill_(-85)
-            kern(grid, *args)
+        for run in (twice, once):
+            for d in dsts:
+                d.fill_(-85)
+            run()
             torch.cuda.synchronize()
-            good = bool(torch.equal(dst, want))
+            good = all(torch.equal(d, w) for d, w in zip(dsts, wants))
             ok &= good
-            t = time_median(lambda _: kern(grid, *args), flush, RUNS)
+            t = time_median(lambda _: run(), flush, RUNS)
             cells.append(f"{t:7.1f} {moved / t / 1e6:4.2f}" if good else
                          "  wrong")
-        t = time_median(lambda _: dst[:, :cols].copy_(src), flush, RUNS)
+        t = time_median(lambda _: torch_copy(), flush, RUNS)
         cells.append(f"{t:7.1f} {moved / t / 1e6:4.2f}")
-        print(f"{rows:>5} x {cols:>5} | " + " | ".join(cells), flush=True)
+        print(f"{m:>5}, {n:>5}, {cols:>5} | " + " | ".join(cells), flush=True)
     return 0 if ok else 1
 
 

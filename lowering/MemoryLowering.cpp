@@ -211,6 +211,23 @@ struct AddPtrLowering : public OpConversionPattern<AddPtrOp> {
   }
 };
 
+/// A choice between two pointers (what canonicalization makes of an scf.if
+/// that yields one of two pointer arguments): an LLVM select.
+struct PointerSelectLowering : public OpConversionPattern<arith::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<PtrType>(op.getType()))
+      return failure();
+    Value ptr = LLVM::SelectOp::create(
+        rewriter, op.getLoc(), adaptor.getCondition().front(),
+        adaptor.getTrueValue().front(), adaptor.getFalseValue().front());
+    rewriter.replaceOpWithMultiple(op, {{ptr}});
+    return success();
+  }
+};
+
 /// The access of `op` to a tile of `tileType`, or a diagnostic when the tile
 /// has no register layout.
 FailureOr<TileAccess> beginAccess(Operation *op, Type tileType, ValueRange view,
@@ -379,6 +396,6 @@ struct StoreLowering : public OpConversionPattern<StoreOp> {
 
 void mlir::tile::populateMemoryOpPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<AddPtrLowering, MakeViewLowering, LoadLowering, StoreLowering>(
-      converter, patterns.getContext());
+  patterns.add<AddPtrLowering, PointerSelectLowering, MakeViewLowering,
+               LoadLowering, StoreLowering>(converter, patterns.getContext());
 }

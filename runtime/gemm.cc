@@ -16,6 +16,7 @@
 #include "runtime/gemm_tuning.h"
 #include "runtime/launch.h"
 #include "runtime/module.h"
+#include "runtime/pad_rows.h"
 #include "runtime/scratch.h"
 
 namespace tilec {
@@ -284,21 +285,12 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
   // copied into rows padded with zeros to a multiple of 16 bytes, in
   // scratch of the call's stream, and multiplied from there.
   absl::StatusOr<const Kernel *> pad =
-      GetEmbeddedKernel("pad_rows", "pad_rows", *device);
+      GetEmbeddedKernel("pad_rows", "pad_rows_pair", *device);
   if (!pad.ok())
     return pad.status();
-  const int64_t padded_bytes = (row_bytes + 15) / 16 * 16;
+  const int64_t padded_bytes = PaddedRowBytes(row_bytes);
   const size_t x_bytes = size_t(m) * padded_bytes;
   const size_t w_bytes = size_t(n) * padded_bytes;
-  auto pad_rows = [&](const void *src, cu::CUdeviceptr dst, int rows) {
-    const KernelArg args[] = {
-        KernelArg::Ptr(src),           KernelArg::DevicePtr(dst),
-        KernelArg::I32(rows),          KernelArg::I32(int(row_bytes)),
-        KernelArg::I32(int(row_bytes)), KernelArg::I32(int(padded_bytes))};
-    return (*pad)->Launch({uint32_t((rows + 3) / 4),
-                           uint32_t((padded_bytes + 1023) / 1024), 1},
-                          args, stream, PointerCheck::kSkip);
-  };
   ScopedContext scope(**driver, (*kernel)->context());
   if (!scope.status().ok())
     return scope.status();
@@ -309,8 +301,9 @@ absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                    {{x_bytes, /*zeroed=*/false}, {w_bytes, /*zeroed=*/false}});
   return ScratchFor(**driver, (*kernel)->context())
       .Use(stream, *requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
-        TILEC_RETURN_IF_ERROR(pad_rows(x.data, buffers[0], m));
-        TILEC_RETURN_IF_ERROR(pad_rows(w.data, buffers[1], n));
+        TILEC_RETURN_IF_ERROR(PadRowsPair(
+            **pad, {x.data, buffers[0], m}, {w.data, buffers[1], n},
+            int(row_bytes), int(row_bytes), int(padded_bytes), stream));
         return launch(*config, buffers[0], buffers[1],
                       int(padded_bytes / element_bytes), buffers.subspan(2));
       });
