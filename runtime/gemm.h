@@ -29,8 +29,8 @@ absl::Status ValidateGemm(const TensorRef &x, const TensorRef &w,
 // on `stream`, the caller's context current again afterwards. When x's or
 // w's rows are not 16-byte aligned (K * element size not a multiple of 16,
 // or an unaligned base) both are first copied into zero-padded rows in
-// scratch of `stream` (runtime/scratch.h; kernels_dsl/pad_rows.mlir), three
-// launches in all. Nothing is cached between calls: every call reads its
+// scratch of `stream` by one launch (runtime/pad_rows.h), two launches in
+// all. Nothing is cached between calls: every call reads its
 // inputs afresh.
 absl::Status Gemm(const TensorRef &x, const TensorRef &w,
                   const TensorRef &scale, const TensorRef &y,
