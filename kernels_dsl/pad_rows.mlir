@@ -2,10 +2,12 @@
 // `src_stride` bytes apart, into rows of `padded` bytes (zeros past
 // `cols`), rows `padded` bytes apart.
 //
-// The GEMM entry point uses it when the operands' rows are not 16-byte
+// The GEMM entry point pads its operands when their rows are not 16-byte
 // aligned (K = 4127): tensor cores then read the padded copies through TMA,
 // which is far faster than element loads inside the GEMM's K loop, and the
-// zero columns add nothing to the products. Program (r, c) of a grid of
+// zero columns add nothing to the products. It launches @pad_rows_pair
+// below (both operands at once); @pad_rows, one operand a byte per thread,
+// is the baseline bench/pad_rows_variants.py times it against. Program (r, c) of a grid of
 // (ceil(rows / 4), ceil(padded / 1024)) copies the 4 x 1024-byte tile at
 // (4 r, 1024 c); the loads past `cols` read the padding zeros.
 //
@@ -42,11 +44,12 @@ func.func @pad_rows(%src: !tile.ptr<i8>, %dst: !tile.ptr<i8>, %rows: i32,
 // Each operand comes as `bytes` (its first byte) and `words`, that address
 // rounded down to 4 bytes (never before the buffer: allocations are
 // aligned), `shift` = bytes - words. Destination word j of a row is the
-// funnel shift of the two source words holding its 4 bytes, masked to zero
-// past `cols`; words past the row read nothing (index -1). Whole words may
-// reach up to 3 bytes past a row's end, which belong to the next row except
-// after the last row: the program holding the last rows assembles its
-// words from byte loads instead. Each program's views start at its first
+// funnel shift of the source words holding its 4 bytes (the second only
+// when the bytes reach into it), masked to zero past `cols`; words past the
+// row read nothing (index -1). A word read may reach 3 bytes past a needed
+// byte, which belong to the following rows except near the operand's end:
+// the program holding the last rows (those with fewer than 3 bytes of the
+// operand after them) assembles its words from byte loads instead. Each program's views start at its first
 // row (64-bit pointer arithmetic), so indices stay small.
 #words = #tile.blocked<size = [1, 1], threads = [1, 32], warps = [4, 2],
                        order = [1, 0]>
@@ -68,6 +71,7 @@ func.func @pad_rows_pair(%bytes0: !tile.ptr<i8>, %words0: !tile.ptr<i32>,
   %c256 = arith.constant 256 : i32
   %c512 = arith.constant 512 : i32
   %cm1 = arith.constant -1 : i32
+  %true = arith.constant true
   %c2w = arith.constant 2 : i64
   %rb = tile.program_id x
   %cb = tile.program_id y
@@ -129,7 +133,16 @@ func.func @pad_rows_pair(%bytes0: !tile.ptr<i8>, %words0: !tile.ptr<i32>,
   %use = arith.andi %inRow, %isRow : tensor<4x256xi1, #words>
   %m1T = tile.splat %cm1 : tensor<4x256xi32, #words>
   %c1T = tile.splat %c1 : tensor<4x256xi32, #words>
-  %lastRows = arith.cmpi sle, %left, %c4 : i32
+  // Whole words reach at most 3 bytes past a needed byte: the program's
+  // rows must be followed by 3 more bytes of the operand ((left - 4) ·
+  // stride >= 3), else it takes the byte path.
+  %c7 = arith.constant 7 : i32
+  %after = arith.cmpi sgt, %left, %c4 : i32
+  %wide = arith.cmpi sge, %src_stride, %c3 : i32
+  %many = arith.cmpi sge, %left, %c7 : i32
+  %enough = arith.ori %wide, %many : i1
+  %wordsOk = arith.andi %after, %enough : i1
+  %lastRows = arith.xori %wordsOk, %true : i1
   %w:2 = scf.if %lastRows
       -> (tensor<4x256xi32, #words>, tensor<4x256xi32, #words>) {
     // Byte k of the pair (q, q + 1) is byte 4q + k - lead of the rows'
@@ -176,8 +189,16 @@ func.func @pad_rows_pair(%bytes0: !tile.ptr<i8>, %words0: !tile.ptr<i32>,
     %sv = tile.make_view %src[%ext] strides[1] : !tile.view<?xi32>
     %qa = arith.select %use, %q, %m1T
         : tensor<4x256xi1, #words>, tensor<4x256xi32, #words>
+    // The second word only where the needed bytes reach into it.
+    %c3T1 = tile.splat %c3 : tensor<4x256xi32, #words>
+    %pIn = arith.andi %p, %c3T1 : tensor<4x256xi32, #words>
+    %remW = arith.subi %colsT, %col : tensor<4x256xi32, #words>
+    %need = arith.minsi %remW, %c4T : tensor<4x256xi32, #words>
+    %reach = arith.addi %pIn, %need : tensor<4x256xi32, #words>
+    %crosses = arith.cmpi sgt, %reach, %c4T : tensor<4x256xi32, #words>
+    %useB = arith.andi %use, %crosses : tensor<4x256xi1, #words>
     %qn = arith.addi %q, %c1T : tensor<4x256xi32, #words>
-    %qb = arith.select %use, %qn, %m1T
+    %qb = arith.select %useB, %qn, %m1T
         : tensor<4x256xi1, #words>, tensor<4x256xi32, #words>
     %a = tile.gather %sv[%qa] : !tile.view<?xi32>,
         tensor<4x256xi32, #words> -> tensor<4x256xi32, #words>

@@ -233,7 +233,6 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %ninfR = tile.splat %ninf : tensor<16xf32, #srow>
   %single = arith.cmpi eq, %S, %c1 : i32
   %true = arith.constant true
-  %false = arith.constant false
   %sum:3 = scf.if %single
       -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1) {
     scf.yield %res#1, %res#2, %true
@@ -512,7 +511,6 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %ninfR = tile.splat %ninf : tensor<16xf32, #srow>
   %single = arith.cmpi eq, %S, %c1 : i32
   %true = arith.constant true
-  %false = arith.constant false
   %sum:3 = scf.if %single
       -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1) {
     scf.yield %res#1, %res#2, %true

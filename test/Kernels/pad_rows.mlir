@@ -13,12 +13,12 @@
 // CHECK: ret;
 
 // Both operands in one launch (the operand picked by a pointer select):
-// the last rows assemble each word from 8 byte loads, the others load the
-// two 32-bit words holding it (8 loads for the thread's 4 words) and store
-// 32-bit words.
+// most programs load the two 32-bit words holding each destination word (8
+// loads for the thread's 4 words), those of the last rows assemble each
+// word from 8 byte loads; all store 32-bit words.
 // CHECK-LABEL: .entry pad_rows_pair(
 // CHECK: selp.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, %p
-// CHECK-COUNT-32: ld.global.b8
 // CHECK-COUNT-8: ld.global.b32
+// CHECK-COUNT-32: ld.global.b8
 // CHECK-COUNT-4: st.global.b32
 // CHECK: ret;
