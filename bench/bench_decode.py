@@ -132,12 +132,14 @@ def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):
 
 def decode_scratch(b, h, hkv, d, splits):
     """Partials and tickets for either kernel layout: slots of 32 floats and
-    16 rows per (split, tile of 16 heads), or rows of (split, B*H)."""
+    min(G, 16) rows per (split, tile of up to 16 heads), or rows of
+    (split, B*H)."""
     tiles = b * hkv * ((h // hkv + 15) // 16)
     rows = max(splits * tiles * 32, splits * b * h)
+    slot_rows = min(h // hkv, 16)
     return (torch.empty(rows, device="cuda"),
             torch.empty(rows, device="cuda"),
-            torch.empty(max(splits * tiles * 16, splits * b * h) * d,
+            torch.empty(max(splits * tiles * slot_rows, splits * b * h) * d,
                         device="cuda"),
             torch.zeros(tiles, dtype=torch.int32, device="cuda"))
 
@@ -149,7 +151,7 @@ def sweep(inputs, flush, ref, variant):
     b, h, d = q.shape
     width = table.shape[1]
     result = {}
-    for pps in (4, 8, 16, 32, 64):
+    for pps in (4, 8, 16, 32, 64, 128):
         if pps > 4 and (pps // 2) >= width:
             break
         splits = (width + pps - 1) // pps

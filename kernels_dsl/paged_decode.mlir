@@ -26,8 +26,8 @@
 //    acc = acc·α + P·V on mma.sync.
 // With one split (S = 1) the program stores out = acc / l. Otherwise the
 // partials (m, l, acc), unnormalized, go to the split's slot of its tile
-// t = b·Y + c (Y programs along y): pm/pl (S, T, 32) and pacc (S, T, 16,
-// D), T = B·Y, slots padded so no cache line holds two tiles' partials;
+// t = b·Y + c (Y programs along y): pm/pl (S, T, 32) and pacc (S, T, R,
+// D), T = B·Y, R = min(G, 16), so no cache line holds two tiles' partials;
 // empty splits write m = -inf, l = 0, acc = 0. The split then fences and
 // takes the tile's ticket in `tickets` (T, zero before the launch); the
 // last to arrive fences, sets the ticket back to zero and merges the S
@@ -238,26 +238,28 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     scf.yield %res#1, %res#2, %true
         : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1
   } else {
-    // Slots of 32 floats (m, l) and of 16 rows (acc) per (split, tile), so
-    // that no cache line holds two tiles' partials.
+    // Slots of 32 floats (m, l) and of R = min(G, 16) rows (acc, at least
+    // 256 bytes) per (split, tile), so that no cache line holds two tiles'
+    // partials; a tile's rows past its own heads are never stored or read.
     %Y = tile.num_programs y
     %bY = arith.muli %b, %Y : i32
     %tix = arith.addi %bY, %c : i32
     %T = arith.muli %B, %Y : i32
     %ST = arith.muli %S, %T : i32
     %ST32 = arith.muli %ST, %c32 : i32
-    %ST16 = arith.muli %ST, %c16 : i32
+    %R = arith.minsi %G, %c16 : i32
+    %STR = arith.muli %ST, %R : i32
     %pmv = tile.make_view %pm[%ST32] strides[1] : !tile.view<?xf32>
     %plv = tile.make_view %pl[%ST32] strides[1] : !tile.view<?xf32>
-    %pav = tile.make_view %pacc[%ST16, 64] strides[64, 1]
+    %pav = tile.make_view %pacc[%STR, 64] strides[64, 1]
         : !tile.view<?x?xf32>
     %sT = arith.muli %s, %T : i32
     %slot = arith.addi %sT, %tix : i32
     %slot32 = arith.muli %slot, %c32 : i32
-    %slot16 = arith.muli %slot, %c16 : i32
+    %slotR = arith.muli %slot, %R : i32
     tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
     tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
-    tile.store %res#2, %pav[%slot16, 0] mask %rmB : tensor<16x64xf32, #mma>
+    tile.store %res#2, %pav[%slotR, 0] mask %rmB : tensor<16x64xf32, #mma>
     tile.fence
     %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
     %at = tile.splat %tix : tensor<1xi32>
@@ -292,11 +294,11 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         %uT = arith.muli %u, %T : i32
         %us = arith.addi %uT, %tix : i32
         %uo = arith.muli %us, %c32 : i32
-        %uo16 = arith.muli %us, %c16 : i32
+        %uoR = arith.muli %us, %R : i32
         %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
             : tensor<16xf32, #srow>
         %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
-        %as = tile.load %pav[%uo16, 0] mask %rmB : tensor<16x64xf32, #mma>
+        %as = tile.load %pav[%uoR, 0] mask %rmB : tensor<16x64xf32, #mma>
         %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
         %w = math.exp %d : tensor<16xf32, #srow>
         %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>
@@ -516,26 +518,28 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     scf.yield %res#1, %res#2, %true
         : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1
   } else {
-    // Slots of 32 floats (m, l) and of 16 rows (acc) per (split, tile), so
-    // that no cache line holds two tiles' partials.
+    // Slots of 32 floats (m, l) and of R = min(G, 16) rows (acc, at least
+    // 256 bytes) per (split, tile), so that no cache line holds two tiles'
+    // partials; a tile's rows past its own heads are never stored or read.
     %Y = tile.num_programs y
     %bY = arith.muli %b, %Y : i32
     %tix = arith.addi %bY, %c : i32
     %T = arith.muli %B, %Y : i32
     %ST = arith.muli %S, %T : i32
     %ST32 = arith.muli %ST, %c32 : i32
-    %ST16 = arith.muli %ST, %c16 : i32
+    %R = arith.minsi %G, %c16 : i32
+    %STR = arith.muli %ST, %R : i32
     %pmv = tile.make_view %pm[%ST32] strides[1] : !tile.view<?xf32>
     %plv = tile.make_view %pl[%ST32] strides[1] : !tile.view<?xf32>
-    %pav = tile.make_view %pacc[%ST16, 128] strides[128, 1]
+    %pav = tile.make_view %pacc[%STR, 128] strides[128, 1]
         : !tile.view<?x?xf32>
     %sT = arith.muli %s, %T : i32
     %slot = arith.addi %sT, %tix : i32
     %slot32 = arith.muli %slot, %c32 : i32
-    %slot16 = arith.muli %slot, %c16 : i32
+    %slotR = arith.muli %slot, %R : i32
     tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
     tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
-    tile.store %res#2, %pav[%slot16, 0] mask %rmB : tensor<16x128xf32, #mma>
+    tile.store %res#2, %pav[%slotR, 0] mask %rmB : tensor<16x128xf32, #mma>
     tile.fence
     %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
     %at = tile.splat %tix : tensor<1xi32>
@@ -570,11 +574,11 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         %uT = arith.muli %u, %T : i32
         %us = arith.addi %uT, %tix : i32
         %uo = arith.muli %us, %c32 : i32
-        %uo16 = arith.muli %us, %c16 : i32
+        %uoR = arith.muli %us, %R : i32
         %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
             : tensor<16xf32, #srow>
         %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
-        %as = tile.load %pav[%uo16, 0] mask %rmB : tensor<16x128xf32, #mma>
+        %as = tile.load %pav[%uoR, 0] mask %rmB : tensor<16x128xf32, #mma>
         %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
         %w = math.exp %d : tensor<16xf32, #srow>
         %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>

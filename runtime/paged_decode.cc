@@ -144,15 +144,17 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
   const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width);
   const int splits = int(CeilDiv(width, pps));
-  // Per split and tile of 16 query heads (b, c): slots of 32 floats for
-  // the maxima and the sums and of 16 rows for the accumulators, merged
-  // in the kernel by the tile's last split; one ticket per tile, which
-  // every launch leaves at zero.
+  // Per split and tile of up to 16 query heads (b, c): slots of 32 floats
+  // for the maxima and the sums and of min(G, 16) rows for the
+  // accumulators, merged in the kernel by the tile's last split; one
+  // ticket per tile, which every launch leaves at zero.
   const int64_t tiles = int64_t(batch) * kv_heads * chunks;
+  const int64_t slot_rows =
+      std::min<int64_t>(heads / kv_heads, kHeadsPerProgram);
   const ScratchRequest requests[] = {
       {size_t(splits * tiles) * 32 * 4, /*zeroed=*/false},
       {size_t(splits * tiles) * 32 * 4, /*zeroed=*/false},
-      {size_t(splits * tiles) * kHeadsPerProgram * size_t(dim) * 4,
+      {size_t(splits * tiles) * size_t(slot_rows * dim) * 4,
        /*zeroed=*/false},
       {size_t(tiles) * 4, /*zeroed=*/true}};
   const float scale = float(1.0 / std::sqrt(double(dim)));

@@ -220,6 +220,8 @@ protected:
     const size_t bytes = x.bytes.size();
     const size_t element = dtype == DType::kBF16 ? 2 : 1;
     CUdeviceptr shifted = Alloc(bytes + 16);
+    // The padding copy may read the bytes before x in x's first word.
+    ASSERT_EQ(driver_->api().cuMemsetD32_v2(shifted, 0, (bytes + 16) / 4), 0);
     ASSERT_EQ(driver_->api().cuMemcpyHtoD_v2(shifted + element,
                                              x.bytes.data(), bytes),
               0);

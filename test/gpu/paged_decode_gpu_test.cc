@@ -338,16 +338,20 @@ INSTANTIATE_TEST_SUITE_P(
 // Small cases, also the ones the sanitizers run.
 INSTANTIATE_TEST_SUITE_P(
     Ragged, PagedDecodeGpuTest,
-    ::testing::Values(Ragged("lens_d128", 32, 8, 128,
-                             {0, 1, 15, 17, 100, 333, 64, 16}, 24),
-                      Ragged("lens_d64", 16, 4, 64, {1, 0, 257, 31}, 20),
-                      Ragged("all_zero", 8, 2, 64, {0, 0}, 4),
-                      Ragged("one_token", 8, 8, 128, {1, 1, 1}, 1),
-                      Ragged("mha_group1", 4, 4, 64, {50, 7}, 5),
-                      Ragged("group20", 40, 2, 128, {77, 200, 3}, 13),
-                      Ragged("shared_pages", 32, 8, 128, {300, 250, 161}, 19,
-                             /*share=*/true),
-                      Ragged("long_split", 8, 1, 64, {5000, 4097}, 320)),
+    ::testing::Values(
+        Ragged("lens_d128", 32, 8, 128, {0, 1, 15, 17, 100, 333, 64, 16}, 24),
+        Ragged("lens_d64", 16, 4, 64, {1, 0, 257, 31}, 20),
+        Ragged("all_zero", 8, 2, 64, {0, 0}, 4),
+        Ragged("one_token", 8, 8, 128, {1, 1, 1}, 1),
+        Ragged("mha_group1", 4, 4, 64, {50, 7}, 5),
+        Ragged("group20", 40, 2, 128, {77, 200, 3}, 13),
+        Ragged("shared_pages", 32, 8, 128, {300, 250, 161}, 19,
+               /*share=*/true),
+        Ragged("long_split", 8, 1, 64, {5000, 4097}, 320),
+        // Several spans merged for groups of 20 and 32 heads:
+        // tiles of 16 and 4 heads, and two full tiles.
+        Ragged("group20_split", 40, 2, 128, {1500, 900, 2000}, 130),
+        Ragged("group32_split", 32, 1, 64, {700, 2100}, 140)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 
 } // namespace
