@@ -2,6 +2,7 @@
 // its Status into a code plus a thread-local message.
 #include "runtime/tilec_c_api.h"
 
+#include <array>
 #include <exception>
 #include <initializer_list>
 #include <optional>
@@ -98,6 +99,27 @@ absl::StatusOr<tilec::TensorRef> ToTensorRef(const tilec_tensor *tensor,
   if (tensor->strides != nullptr)
     ref.strides.assign(tensor->strides, tensor->strides + tensor->ndim);
   return ref;
+}
+
+// A C tensor argument and its name in messages.
+struct NamedTensor {
+  const tilec_tensor *tensor;
+  const char *name;
+};
+
+// The tensors as TensorRefs, in order; the first bad one's error.
+template <size_t N>
+absl::StatusOr<std::array<tilec::TensorRef, N>>
+ToTensorRefs(const NamedTensor (&tensors)[N]) {
+  std::array<tilec::TensorRef, N> refs;
+  for (size_t i = 0; i < N; ++i) {
+    absl::StatusOr<tilec::TensorRef> ref =
+        ToTensorRef(tensors[i].tensor, tensors[i].name);
+    if (!ref.ok())
+      return ref.status();
+    refs[i] = *std::move(ref);
+  }
+  return refs;
 }
 
 absl::StatusOr<KernelArg> ToKernelArg(const tilec_arg &arg, size_t index) {
@@ -340,13 +362,12 @@ int tilec_softmax(const void *x, void *y, int64_t rows, int64_t cols, int dtype,
 int tilec_softmax_tensor(const tilec_tensor *x, const tilec_tensor *y,
                          void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
-    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
-    if (!x_ref.ok())
-      return x_ref.status();
-    absl::StatusOr<tilec::TensorRef> y_ref = ToTensorRef(y, "y");
-    if (!y_ref.ok())
-      return y_ref.status();
-    return tilec::Softmax(*x_ref, *y_ref, static_cast<CUstream>(stream));
+    absl::StatusOr<std::array<tilec::TensorRef, 2>> refs =
+        ToTensorRefs({{x, "x"}, {y, "y"}});
+    if (!refs.ok())
+      return refs.status();
+    const auto &[x_ref, y_ref] = *refs;
+    return tilec::Softmax(x_ref, y_ref, static_cast<CUstream>(stream));
   });
 }
 
@@ -354,17 +375,12 @@ int tilec_topk_tensor(const tilec_tensor *x, int64_t k,
                       const tilec_tensor *values, const tilec_tensor *indices,
                       void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
-    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
-    if (!x_ref.ok())
-      return x_ref.status();
-    absl::StatusOr<tilec::TensorRef> values_ref = ToTensorRef(values, "values");
-    if (!values_ref.ok())
-      return values_ref.status();
-    absl::StatusOr<tilec::TensorRef> indices_ref =
-        ToTensorRef(indices, "indices");
-    if (!indices_ref.ok())
-      return indices_ref.status();
-    return tilec::TopK(*x_ref, k, *values_ref, *indices_ref,
+    absl::StatusOr<std::array<tilec::TensorRef, 3>> refs =
+        ToTensorRefs({{x, "x"}, {values, "values"}, {indices, "indices"}});
+    if (!refs.ok())
+      return refs.status();
+    const auto &[x_ref, values_ref, indices_ref] = *refs;
+    return tilec::TopK(x_ref, k, values_ref, indices_ref,
                        static_cast<CUstream>(stream));
   });
 }
@@ -373,19 +389,12 @@ int tilec_gemm_tensor(const tilec_tensor *x, const tilec_tensor *w,
                       const tilec_tensor *scale, const tilec_tensor *y,
                       void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
-    absl::StatusOr<tilec::TensorRef> x_ref = ToTensorRef(x, "x");
-    if (!x_ref.ok())
-      return x_ref.status();
-    absl::StatusOr<tilec::TensorRef> w_ref = ToTensorRef(w, "w");
-    if (!w_ref.ok())
-      return w_ref.status();
-    absl::StatusOr<tilec::TensorRef> scale_ref = ToTensorRef(scale, "scale");
-    if (!scale_ref.ok())
-      return scale_ref.status();
-    absl::StatusOr<tilec::TensorRef> y_ref = ToTensorRef(y, "y");
-    if (!y_ref.ok())
-      return y_ref.status();
-    return tilec::Gemm(*x_ref, *w_ref, *scale_ref, *y_ref,
+    absl::StatusOr<std::array<tilec::TensorRef, 4>> refs =
+        ToTensorRefs({{x, "x"}, {w, "w"}, {scale, "scale"}, {y, "y"}});
+    if (!refs.ok())
+      return refs.status();
+    const auto &[x_ref, w_ref, scale_ref, y_ref] = *refs;
+    return tilec::Gemm(x_ref, w_ref, scale_ref, y_ref,
                        static_cast<CUstream>(stream));
   });
 }
@@ -396,25 +405,17 @@ int tilec_paged_decode_tensor(const tilec_tensor *query,
                               const tilec_tensor *seq_lens,
                               const tilec_tensor *out, void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
-    absl::StatusOr<tilec::TensorRef> query_ref = ToTensorRef(query, "query");
-    if (!query_ref.ok())
-      return query_ref.status();
-    absl::StatusOr<tilec::TensorRef> kv_ref = ToTensorRef(kv_cache, "kv_cache");
-    if (!kv_ref.ok())
-      return kv_ref.status();
-    absl::StatusOr<tilec::TensorRef> table_ref =
-        ToTensorRef(block_table, "block_table");
-    if (!table_ref.ok())
-      return table_ref.status();
-    absl::StatusOr<tilec::TensorRef> lens_ref =
-        ToTensorRef(seq_lens, "seq_lens");
-    if (!lens_ref.ok())
-      return lens_ref.status();
-    absl::StatusOr<tilec::TensorRef> out_ref = ToTensorRef(out, "out");
-    if (!out_ref.ok())
-      return out_ref.status();
-    return tilec::PagedDecode(*query_ref, *kv_ref, *table_ref, *lens_ref,
-                              *out_ref, static_cast<CUstream>(stream));
+    absl::StatusOr<std::array<tilec::TensorRef, 5>> refs =
+        ToTensorRefs({{query, "query"},
+                      {kv_cache, "kv_cache"},
+                      {block_table, "block_table"},
+                      {seq_lens, "seq_lens"},
+                      {out, "out"}});
+    if (!refs.ok())
+      return refs.status();
+    const auto &[query_ref, kv_ref, table_ref, lens_ref, out_ref] = *refs;
+    return tilec::PagedDecode(query_ref, kv_ref, table_ref, lens_ref, out_ref,
+                              static_cast<CUstream>(stream));
   });
 }
 
@@ -427,27 +428,20 @@ int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
                              const tilec_tensor *cu_seqlens, int schedule,
                              int64_t segment_chunks, void *stream) {
   return Guarded(__func__, [&]() -> absl::Status {
-    const std::pair<const tilec_tensor *, const char *> required[] = {
-        {q, "q"}, {k, "k"}, {v, "v"}, {g, "g"}, {beta, "beta"}, {o, "o"}};
-    tilec::TensorRef refs[6];
-    for (int i = 0; i < 6; ++i) {
-      absl::StatusOr<tilec::TensorRef> ref =
-          ToTensorRef(required[i].first, required[i].second);
-      if (!ref.ok())
-        return ref.status();
-      refs[i] = *std::move(ref);
-    }
-    const std::pair<const tilec_tensor *, const char *> optional[] = {
-        {initial_state, "initial_state"},
-        {final_state, "final_state"},
-        {cu_seqlens, "cu_seqlens"}};
+    absl::StatusOr<std::array<tilec::TensorRef, 6>> refs = ToTensorRefs(
+        {{q, "q"}, {k, "k"}, {v, "v"}, {g, "g"}, {beta, "beta"}, {o, "o"}});
+    if (!refs.ok())
+      return refs.status();
+    const NamedTensor optional[] = {{initial_state, "initial_state"},
+                                    {final_state, "final_state"},
+                                    {cu_seqlens, "cu_seqlens"}};
     tilec::TensorRef optional_refs[3];
     const tilec::TensorRef *present[3] = {nullptr, nullptr, nullptr};
     for (int i = 0; i < 3; ++i) {
-      if (optional[i].first == nullptr)
+      if (optional[i].tensor == nullptr)
         continue;
       absl::StatusOr<tilec::TensorRef> ref =
-          ToTensorRef(optional[i].first, optional[i].second);
+          ToTensorRef(optional[i].tensor, optional[i].name);
       if (!ref.ok())
         return ref.status();
       optional_refs[i] = *std::move(ref);
@@ -459,8 +453,9 @@ int tilec_kda_forward_tensor(const tilec_tensor *q, const tilec_tensor *k,
     options.final_state = present[1];
     options.cu_seqlens = present[2];
     options.segment_chunks = segment_chunks;
-    return tilec::KdaForward(refs[0], refs[1], refs[2], refs[3], refs[4], scale,
-                             refs[5], options, static_cast<CUstream>(stream));
+    const auto &[q_ref, k_ref, v_ref, g_ref, beta_ref, o_ref] = *refs;
+    return tilec::KdaForward(q_ref, k_ref, v_ref, g_ref, beta_ref, scale, o_ref,
+                             options, static_cast<CUstream>(stream));
   });
 }
 
