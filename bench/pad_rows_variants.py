@@ -61,7 +61,7 @@ def main():
             args = []
             for s, d in zip(srcs, dsts):
                 at = s.data_ptr()
-                args += [at, at & ~3, at & 3, d, s.shape[0]]
+                args += [at, at & ~3, at & 3, d.data_ptr(), s.shape[0]]
             pair(((m + 3) // 4 + (n + 3) // 4, (padded + 1023) // 1024),
                  *args, cols, cols, padded)
 
