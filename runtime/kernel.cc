@@ -48,10 +48,9 @@ absl::Status Kernel::CheckPointerArgs(absl::Span<const KernelArg> args) const {
   return absl::OkStatus();
 }
 
-absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
-                            CUstream stream, PointerCheck check) const {
-  if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
-    return status;
+absl::Status
+Kernel::Enqueue(absl::Span<const KernelArg> args, PointerCheck check,
+                absl::FunctionRef<absl::Status(void **params)> launch) const {
   ScopedContext scope(driver_, context_);
   if (!scope.status().ok())
     return scope.status();
@@ -59,19 +58,28 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
     TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
   absl::InlinedVector<void *, 16> params = ParamAddresses(args);
   absl::InlinedVector<TensorMapBytes, 4> maps(info_.tensor_maps.size());
-  TILEC_RETURN_IF_ERROR(EncodeTensorMaps(driver_, info_, args,
-                                         absl::MakeSpan(maps)));
+  TILEC_RETURN_IF_ERROR(
+      EncodeTensorMaps(driver_, info_, args, absl::MakeSpan(maps)));
   for (TensorMapBytes &map : maps)
     params.push_back(&map);
-  if (info_.HasCluster())
-    return LaunchCluster(grid,
-                         {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
-                         params.data(), stream);
-  return driver_.Check(
-      driver_.api().cuLaunchKernel(
-          function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
-          info_.block[2], info_.shared_bytes, stream, params.data(), nullptr),
-      absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
+  return launch(params.data());
+}
+
+absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
+                            CUstream stream, PointerCheck check) const {
+  if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
+    return status;
+  return Enqueue(args, check, [&](void **params) {
+    if (info_.HasCluster())
+      return LaunchCluster(
+          grid, {info_.cluster[0], info_.cluster[1], info_.cluster[2]}, params,
+          stream);
+    return driver_.Check(
+        driver_.api().cuLaunchKernel(
+            function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
+            info_.block[2], info_.shared_bytes, stream, params, nullptr),
+        absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
+  });
 }
 
 absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
@@ -94,18 +102,9 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
       grid.z % cluster.z != 0)
     return invalid(absl::StrCat("it must divide the grid (", grid.x, ", ",
                                 grid.y, ", ", grid.z, ")"));
-  ScopedContext scope(driver_, context_);
-  if (!scope.status().ok())
-    return scope.status();
-  if (check == PointerCheck::kDriver)
-    TILEC_RETURN_IF_ERROR(CheckPointerArgs(args));
-  absl::InlinedVector<void *, 16> params = ParamAddresses(args);
-  absl::InlinedVector<TensorMapBytes, 4> maps(info_.tensor_maps.size());
-  TILEC_RETURN_IF_ERROR(EncodeTensorMaps(driver_, info_, args,
-                                         absl::MakeSpan(maps)));
-  for (TensorMapBytes &map : maps)
-    params.push_back(&map);
-  return LaunchCluster(grid, cluster, params.data(), stream);
+  return Enqueue(args, check, [&](void **params) {
+    return LaunchCluster(grid, cluster, params, stream);
+  });
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -75,6 +76,13 @@ private:
   // The driver's view of each ptr argument (see Launch); runs with the
   // kernel's context current.
   absl::Status CheckPointerArgs(absl::Span<const KernelArg> args) const;
+
+  // With the kernel's context current: checks the ptr arguments (with
+  // PointerCheck::kDriver), encodes the kernel's tensor maps after `args`
+  // and calls `launch` with the parameter addresses.
+  absl::Status
+  Enqueue(absl::Span<const KernelArg> args, PointerCheck check,
+          absl::FunctionRef<absl::Status(void **params)> launch) const;
 
   absl::Status LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
                              CUstream stream) const;
