@@ -52,14 +52,11 @@ struct AtomicLowering : public OpConversionPattern<AtomicOp> {
   matchAndRewrite(AtomicOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto valueType = cast<RankedTensorType>(op.getValue().getType());
-    FailureOr<Distribution> dist = getDistribution(valueType);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    for (Value index : op.getIndices())
-      if (cast<RankedTensorType>(index.getType()).getEncoding() !=
-          valueType.getEncoding())
-        return op.emitOpError("indices must have the layout of the value");
+    FailureOr<Distribution> dist = getLaidOutDistribution(op, valueType);
+    if (failed(dist) ||
+        failed(requireLayoutOf(op, op.getIndices(), valueType,
+                               "indices must have the layout of the value")))
+      return failure();
     Type elementType = adaptor.getValue().front().getType();
     FailureOr<LLVM::AtomicBinOp> binOp =
         getAtomicBinOp(op.getKind(), elementType);

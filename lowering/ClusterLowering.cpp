@@ -63,13 +63,11 @@ SharedPlaces placeInBuffer(OpBuilder &b, Location loc, const Distribution &dist,
 /// and that the mask (if any) shares its layout.
 FailureOr<Distribution>
 getAccessDistribution(Operation *op, RankedTensorType tile, Value mask) {
-  FailureOr<Distribution> dist = getDistribution(tile);
-  if (failed(dist))
-    return op->emitOpError("tile has no register layout; run "
-                           "tile-assign-layouts first");
-  if (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
-                  tile.getEncoding())
-    return op->emitOpError("mask must have the layout of the tile");
+  FailureOr<Distribution> dist = getLaidOutDistribution(op, tile);
+  if (succeeded(dist) && mask &&
+      failed(requireLayoutOf(op, mask, tile,
+                             "mask must have the layout of the tile")))
+    return failure();
   return dist;
 }
 

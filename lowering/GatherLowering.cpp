@@ -51,14 +51,11 @@ struct GatherLowering : public OpConversionPattern<GatherOp> {
   matchAndRewrite(GatherOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getResult().getType());
-    FailureOr<Distribution> dist = getDistribution(type);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    for (Value index : op.getIndices())
-      if (cast<RankedTensorType>(index.getType()).getEncoding() !=
-          type.getEncoding())
-        return op.emitOpError("indices must have the layout of the result");
+    FailureOr<Distribution> dist = getLaidOutDistribution(op, type);
+    if (failed(dist) ||
+        failed(requireLayoutOf(op, op.getIndices(), type,
+                               "indices must have the layout of the result")))
+      return failure();
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
@@ -185,18 +182,15 @@ struct ScatterStoreLowering : public OpConversionPattern<ScatterStoreOp> {
   matchAndRewrite(ScatterStoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getValue().getType());
-    FailureOr<Distribution> dist = getDistribution(type);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    for (Value index : op.getIndices())
-      if (cast<RankedTensorType>(index.getType()).getEncoding() !=
-          type.getEncoding())
-        return op.emitOpError("indices must have the layout of the value");
+    FailureOr<Distribution> dist = getLaidOutDistribution(op, type);
+    if (failed(dist) ||
+        failed(requireLayoutOf(op, op.getIndices(), type,
+                               "indices must have the layout of the value")))
+      return failure();
     if (Value mask = op.getMask())
-      if (cast<RankedTensorType>(mask.getType()).getEncoding() !=
-          type.getEncoding())
-        return op.emitOpError("mask must have the layout of the value");
+      if (failed(requireLayoutOf(op, mask, type,
+                                 "mask must have the layout of the value")))
+        return failure();
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;

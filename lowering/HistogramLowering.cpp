@@ -47,16 +47,11 @@ void addToSharedIf(OpBuilder &b, Location loc, Value pred, Value addr,
 /// of its value; reports what is missing on `op`.
 LogicalResult checkCountedLayouts(Operation *op, Value src, Value mask) {
   auto srcType = cast<RankedTensorType>(src.getType());
-  if (failed(getDistribution(srcType))) {
-    op->emitOpError("tile has no register layout; run "
-                    "tile-assign-layouts first");
+  if (failed(getLaidOutDistribution(op, srcType)))
     return failure();
-  }
-  if (mask && cast<RankedTensorType>(mask.getType()).getEncoding() !=
-                  srcType.getEncoding()) {
-    op->emitOpError("mask must have the layout of the values");
-    return failure();
-  }
+  if (mask)
+    return requireLayoutOf(op, mask, srcType,
+                           "mask must have the layout of the values");
   return success();
 }
 
@@ -84,10 +79,9 @@ struct HistogramLowering : public OpConversionPattern<HistogramOp> {
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
     if (failed(checkCountedLayouts(op, op.getSrc(), op.getMask())))
       return failure();
-    FailureOr<Distribution> result = getDistribution(resultType);
+    FailureOr<Distribution> result = getLaidOutDistribution(op, resultType);
     if (failed(result))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
+      return failure();
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;

@@ -7,6 +7,25 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+FailureOr<Distribution>
+mlir::tile::getLaidOutDistribution(Operation *op, RankedTensorType type) {
+  FailureOr<Distribution> dist = getDistribution(type);
+  if (failed(dist))
+    return op->emitOpError(
+        "tile has no register layout; run tile-assign-layouts first");
+  return dist;
+}
+
+LogicalResult mlir::tile::requireLayoutOf(Operation *op, ValueRange tiles,
+                                          RankedTensorType type,
+                                          const Twine &message) {
+  for (Value tile : tiles)
+    if (cast<RankedTensorType>(tile.getType()).getEncoding() !=
+        type.getEncoding())
+      return op->emitOpError(message);
+  return success();
+}
+
 Value mlir::tile::i32Const(OpBuilder &b, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
                                   b.getI32IntegerAttr(value));

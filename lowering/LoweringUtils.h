@@ -17,6 +17,16 @@ inline constexpr llvm::StringLiteral kSharedMemorySymbol = "__tile_smem";
 Value i32Const(OpBuilder &b, Location loc, int64_t value);
 Value i64Const(OpBuilder &b, Location loc, int64_t value);
 
+/// The register distribution of `type`, or failure with a diagnostic on
+/// `op` telling to run tile-assign-layouts first.
+FailureOr<Distribution> getLaidOutDistribution(Operation *op,
+                                               RankedTensorType type);
+
+/// Success when every tile of `tiles` has the layout of `type`; otherwise
+/// `message` as a diagnostic on `op`.
+LogicalResult requireLayoutOf(Operation *op, ValueRange tiles,
+                              RankedTensorType type, const Twine &message);
+
 /// Where the current thread sits: lane and warp indices, and per blocked
 /// dimension of a distribution its base coordinate and lane/warp index.
 struct ThreadPosition {

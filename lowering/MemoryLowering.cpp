@@ -235,10 +235,9 @@ FailureOr<TileAccess> beginAccess(Operation *op, Type tileType, ValueRange view,
                                   const TypeConverter &converter,
                                   OpBuilder &b) {
   auto type = cast<RankedTensorType>(tileType);
-  FailureOr<Distribution> dist = getDistribution(type);
+  FailureOr<Distribution> dist = getLaidOutDistribution(op, type);
   if (failed(dist))
-    return op->emitOpError("tile has no register layout; run "
-                           "tile-assign-layouts first");
+    return failure();
   Type elementType = converter.convertType(type.getElementType());
   return makeAccess(b, op->getLoc(), *dist, view, flatten(offsets),
                     elementType);

@@ -32,10 +32,9 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
   matchAndRewrite(ScanOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    FailureOr<Distribution> dist = getDistribution(srcType);
+    FailureOr<Distribution> dist = getLaidOutDistribution(op, srcType);
     if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
+      return failure();
     unsigned dim = op.getDim();
     unsigned bd = dist->tileDims[dim];
     if (dist->wraps(bd))

@@ -25,18 +25,19 @@ struct ScatterLowering : public OpConversionPattern<ScatterOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     auto destType = cast<RankedTensorType>(op.getDest().getType());
-    FailureOr<Distribution> src = getDistribution(srcType);
-    FailureOr<Distribution> dest = getDistribution(destType);
-    if (failed(src) || failed(dest))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    auto sameLayout = [&](Value v) {
-      return !v || cast<RankedTensorType>(v.getType()).getEncoding() ==
-                       srcType.getEncoding();
-    };
-    if (!sameLayout(op.getIndices()) || !sameLayout(op.getMask()))
-      return op.emitOpError("indices and mask must have the layout of the "
-                            "source");
+    FailureOr<Distribution> src = getLaidOutDistribution(op, srcType);
+    if (failed(src))
+      return failure();
+    FailureOr<Distribution> dest = getLaidOutDistribution(op, destType);
+    if (failed(dest))
+      return failure();
+    SmallVector<Value, 2> indexed = {op.getIndices()};
+    if (Value mask = op.getMask())
+      indexed.push_back(mask);
+    if (failed(requireLayoutOf(
+            op, indexed, srcType,
+            "indices and mask must have the layout of the source")))
+      return failure();
 
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;

@@ -39,14 +39,11 @@ struct SortLowering : public OpConversionPattern<SortOp> {
   matchAndRewrite(SortOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto keysType = cast<RankedTensorType>(op.getKeys().getType());
-    FailureOr<Distribution> dist = getDistribution(keysType);
-    if (failed(dist))
-      return op.emitOpError("tile has no register layout; run "
-                            "tile-assign-layouts first");
-    for (Value payload : op.getPayloads())
-      if (cast<RankedTensorType>(payload.getType()).getEncoding() !=
-          keysType.getEncoding())
-        return op.emitOpError("payloads must have the layout of the keys");
+    FailureOr<Distribution> dist = getLaidOutDistribution(op, keysType);
+    if (failed(dist) ||
+        failed(requireLayoutOf(op, op.getPayloads(), keysType,
+                               "payloads must have the layout of the keys")))
+      return failure();
     Type keyElement = keysType.getElementType();
     if (!keyElement.isIntOrFloat() || keyElement.isInteger(1))
       return op.emitOpError("sorts integer or float keys, got ") << keyElement;
