@@ -14,9 +14,13 @@ poisoned with NaN first. Exits non-zero when a check fails.
 
 With --time, kda_prep and kda_chain are timed apart on the deck shapes
 (CUDA events, L2 flushed, median), so that the two-phase schedule's time
-splits into its parts.
+splits into its parts. Builds of kda_prep named in
+TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py) are
+timed beside it, each first checked against the embedded kda_prep's
+records on the same inputs.
 """
 import argparse
+import os
 import sys
 
 import torch
@@ -114,10 +118,23 @@ def recurrence(q, k, v, g, beta, scale):
     return o, S
 
 
+def prep_variants(suffix):
+    """(name, kda_prep kernel) of each build in TILEC_KDA_VARIANTS."""
+    result = []
+    for spec in filter(None, os.environ.get("TILEC_KDA_VARIANTS",
+                                            "").split(";")):
+        name, files = spec.split("=")
+        ptx, meta = files.split(",")
+        module = tilec.Module.from_files(ptx, meta)
+        result.append((name, module.kernel("kda_prep" + suffix)))
+    return result
+
+
 def time_phases(d=128):
     module = tilec.Module.embedded("kda")
     suffix = "_d%d" % d
     prep = module.kernel("kda_prep" + suffix)
+    others = prep_variants(suffix)
     chains = [module.kernel(name + suffix)
               for name in ("kda_chain", "kda_chain_bf16")]
     flush = l2_flusher()
@@ -144,6 +161,24 @@ def time_phases(d=128):
         print(f"({b},{t},{h}) D={d}: kda_prep {us[0]:.1f} us ({b * c * h}"
               f" programs), kda_chain {us[1]:.1f} us, kda_chain_bf16 "
               f"{us[2]:.1f} us ({c} chunks, {b * h * blocks} programs)")
+        if not others:
+            continue
+        # The variants' records against the embedded kernel's, same inputs.
+        prep((h, b, c), q, k, v, g, beta, ws, none, t, h, b, 0, d ** -0.5)
+        want = ws.clone()
+        for name, other in others:
+            got = torch.full_like(ws, float("nan"))
+            other((h, b, c), q, k, v, g, beta, got, none, t, h, b, 0,
+                  d ** -0.5)
+            torch.cuda.synchronize()
+            worst = (got - want).abs().max().item()
+            good = bool(torch.isfinite(got).all()) and \
+                worst <= 1e-2 * want.abs().max().item() + 1e-6
+            t_us = time_median(
+                lambda i: other((h, b, c), q, k, v, g, beta, got, none, t, h,
+                                b, 0, d ** -0.5), flush, 30)
+            print(f"    kda_prep {name}: {t_us:.1f} us, max difference "
+                  f"{worst:.3g}{'' if good else '  WRONG'}")
 
 
 def main():
