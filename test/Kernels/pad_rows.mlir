@@ -12,7 +12,9 @@
 // CHECK-NOT: .v4
 // CHECK: ret;
 
-// Both operands in one launch (the operand picked by a pointer select):
+// Both operands in one launch (the operand picked by a pointer select,
+// lowering/MemoryLowering.cpp; the word and byte loads are tile.gathers,
+// lowering/GatherLowering.cpp; the stores tile.store, MemoryLowering):
 // most programs load the two 32-bit words holding each destination word (8
 // loads for the thread's 4 words), those of the last rows assemble each
 // word from 8 byte loads; all store 32-bit words.

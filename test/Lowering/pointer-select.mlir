@@ -1,6 +1,7 @@
 // A choice between two pointers (canonicalization turns an scf.if that
 // yields one of two pointer arguments into arith.select) becomes an LLVM
-// select of the converted pointers.
+// select of the converted pointers (lowering/MemoryLowering.cpp,
+// PointerSelectLowering).
 // RUN: kernel-opt %s -split-input-file -tile-assign-layouts -tile-allocate-shared -convert-tile-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: emit-ptx %s --target=sm_90a | FileCheck %s --check-prefix=PTX
 
