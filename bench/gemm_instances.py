@@ -7,10 +7,17 @@ stands on.
     # or instances of another build of the template (names carry the tile
     # as _<BM>x<BN>, anything may follow after a further '_'):
     python3 bench/gemm_instances.py --module gemm.ptx gemm.json fp8:gemm_fp8_64x32_s8 ...
+    # other shapes first, e.g. rows 8-byte aligned but not 16, launched
+    # without padding on a build with two 8-byte cp.async per chunk
+    # (emit-ptx ... --async-copy-min-bytes=8), to set against the entry
+    # point (which pads them; bench_gemm.py) and cuBLAS:
+    python3 bench/gemm_instances.py --shapes 1000x1000x1000,256x8192x1000 \
+        --module v8.ptx v8.json fp8:gemm_fp8_64x128_ws fp8:gemm_fp8_64x64
 
 Instances are the kernels of the embedded "gemm" module named
 gemm_<dtype>[_<BM>x<BN>] (128 x 128 when unnamed), launched directly on
-16-byte aligned operands (the TMA path); every output is checked against
+the operands as they are (16-byte aligned rows take the TMA path, others
+the kernel's cp.async ring); every output is checked against
 float64 before timing. Median of 20 runs, L2 flushed before each. For each
 shape the fastest instance is marked '*'.
 """
@@ -125,6 +132,10 @@ def main(dtypes, module=None):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["--shapes"]:
+        SHAPES = [tuple(int(e) for e in shape.split("x"))
+                  for shape in args[1].split(",")]
+        args = args[2:]
     if args[:1] == ["--module"]:
         mod = tilec.Module.from_files(args[1], args[2])
         INSTANCES = {"fp8": [], "bf16": []}

@@ -6,12 +6,18 @@
 // tensor-core lowerings read, see OperandStaging.h). Elements past the
 // view's extents are zero-filled by the copy's source size.
 //
-// cp.async needs 16-byte aligned sources. Whether the view's base, row
-// stride and column offset give that is known only at run time (a K of
-// 4127 bf16 gives rows 8254 bytes apart), so the copy tests it once per
-// program (a uniform branch) and otherwise moves each chunk with element
-// loads and one 16-byte shared store: slower, equally correct.
-//
+// cp.async copies 16 bytes from 16-byte aligned sources (.cg), or 8 or 4
+// from sources aligned to that (.ca). Whether the view's base, row stride
+// and column offset give 16 is known only at run time (a K of 4127 bf16
+// gives rows 8254 bytes apart), so the copy tests it once per program (a
+// uniform branch) and otherwise moves each 16-byte chunk with element
+// loads and one 16-byte shared store: slower, equally correct. With the
+// pass's async-copy-min-bytes at 8 (or 4), sources aligned to 8 (or 4)
+// bytes take two (or four) cp.async per chunk before element loads (K =
+// 1000 fp8: rows 1000 bytes apart). The default, 16, leaves those tiers
+// out: they add code to every ring's fallback, and ptxas's register count
+// of the whole kernel with it.
+
 // tile.async_commit and tile.async_wait are the cp.async group
 // instructions; the wait adds the barrier that makes every thread's copies
 // visible, and on sm_90 and later the proxy fence that makes them visible
@@ -26,6 +32,8 @@
 #include "dialect/TileDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -53,7 +61,9 @@ Value i64Arith(OpBuilder &b, Location loc, Value v) {
 }
 
 struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AsyncCopyLowering(TypeConverter &converter, MLIRContext *context,
+                    unsigned minCopyBytes)
+      : OpConversionPattern(converter, context), minCopyBytes(minCopyBytes) {}
 
   LogicalResult
   matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor,
@@ -85,26 +95,32 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
         ValueRange{LLVM::MulOp::create(b, loc, stageIndex,
                                        c32(getStageBytes(bufferType)))});
 
-    // 16-byte sources: base, row stride and first column all aligned and
-    // the columns contiguous. The same for every thread of the program.
+    // Sources aligned to `bytes`: base, row stride and first column all
+    // multiples of it and the columns contiguous. The same for every thread
+    // of the program.
     auto isZero = [&](Value v) {
       return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, v, c64(0));
     };
-    auto low4 = [&](Value v) {
-      return LLVM::AndOp::create(b, loc, v, c64(15));
-    };
     Value baseInt = LLVM::PtrToIntOp::create(b, loc, i64, base);
-    Value aligned = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                         colStride, c64(1));
     Value rowBytes = LLVM::MulOp::create(b, loc, rowStride, c64(eb));
     Value colBytes = LLVM::MulOp::create(b, loc, col0, c64(eb));
-    for (Value v : {baseInt, rowBytes, colBytes})
-      aligned = LLVM::AndOp::create(b, loc, aligned, isZero(low4(v)));
+    llvm::SmallDenseMap<int64_t, Value> alignedTo;
+    for (int64_t bytes = 16; bytes >= int64_t(minCopyBytes); bytes /= 2) {
+      Value aligned = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                           colStride, c64(1));
+      for (Value v : {baseInt, rowBytes, colBytes})
+        aligned = LLVM::AndOp::create(
+            b, loc, aligned,
+            isZero(LLVM::AndOp::create(b, loc, v, c64(bytes - 1))));
+      alignedTo[bytes] = aligned;
+    }
 
     Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
     Type elementInt = b.getIntegerType(8 * eb);
     auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-    auto copyChunks = [&](OpBuilder &b, Location loc, bool fast) {
+    // `unit`: the bytes of each cp.async (16, 8 or 4), or 0 for element
+    // loads.
+    auto copyChunks = [&](OpBuilder &b, Location loc, int64_t unit) {
       for (int64_t first = 0; first < chunks; first += threads) {
         Value chunk = LLVM::AddOp::create(b, loc, tid, c32(first));
         auto copyOne = [&](OpBuilder &b, Location loc) {
@@ -132,7 +148,7 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
           Value valid =
               LLVM::SelectOp::create(b, loc, rowInside, avail, c64(0));
           Value rowStart = LLVM::MulOp::create(b, loc, gRow, rowStride);
-          if (fast) {
+          if (unit) {
             Value offset = LLVM::MulOp::create(
                 b, loc, LLVM::AddOp::create(b, loc, rowStart, gCol), c64(eb));
             // A chunk that reads nothing still names a valid address.
@@ -141,15 +157,48 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
                 LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt, valid,
                                      c64(0)),
                 offset, c64(0));
-            Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(),
-                                            base, ValueRange{offset});
-            Value bytes = LLVM::TruncOp::create(
-                b, loc, i32, LLVM::MulOp::create(b, loc, valid, c64(eb)));
-            NVVM::CpAsyncOp::create(
-                b, loc, dst, src, b.getI32IntegerAttr(16),
-                NVVM::LoadCacheModifierKindAttr::get(
-                    b.getContext(), NVVM::LoadCacheModifierKind::CG),
-                bytes);
+            Value validBytes = LLVM::MulOp::create(b, loc, valid, c64(eb));
+            if (unit == 16) {
+              Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(),
+                                              base, ValueRange{offset});
+              NVVM::CpAsyncOp::create(
+                  b, loc, dst, src, b.getI32IntegerAttr(16),
+                  NVVM::LoadCacheModifierKindAttr::get(
+                      b.getContext(), NVVM::LoadCacheModifierKind::CG),
+                  LLVM::TruncOp::create(b, loc, i32, validBytes));
+              return;
+            }
+            // Piece p of the chunk reads clamp(validBytes - p·unit, 0,
+            // unit) bytes from its own aligned address (the chunk's when it
+            // reads none); the rest of it is zero-filled.
+            for (int64_t at = 0; at < 16; at += unit) {
+              Value pieceBytes = LLVM::SMinOp::create(
+                  b, loc,
+                  LLVM::SMaxOp::create(
+                      b, loc, LLVM::SubOp::create(b, loc, validBytes, c64(at)),
+                      c64(0)),
+                  c64(unit));
+              Value pieceOffset = offset;
+              if (at > 0)
+                pieceOffset = LLVM::SelectOp::create(
+                    b, loc,
+                    LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt,
+                                         pieceBytes, c64(0)),
+                    LLVM::AddOp::create(b, loc, offset, c64(at)), offset);
+              Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(),
+                                              base, ValueRange{pieceOffset});
+              Value pieceDst =
+                  at == 0
+                      ? dst
+                      : LLVM::GEPOp::create(b, loc, sharedPtr, b.getI8Type(),
+                                            dst, ValueRange{c32(at)})
+                            .getResult();
+              NVVM::CpAsyncOp::create(
+                  b, loc, pieceDst, src, b.getI32IntegerAttr(unit),
+                  NVVM::LoadCacheModifierKindAttr::get(
+                      b.getContext(), NVVM::LoadCacheModifierKind::CA),
+                  LLVM::TruncOp::create(b, loc, i32, pieceBytes));
+            }
             return;
           }
           auto vecType = VectorType::get({perChunk}, elementInt);
@@ -196,19 +245,32 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
         });
       }
     };
-    scf::IfOp::create(
-        b, loc, aligned,
-        [&](OpBuilder &tb, Location l) {
-          copyChunks(tb, l, /*fast=*/true);
-          scf::YieldOp::create(tb, l);
-        },
-        [&](OpBuilder &tb, Location l) {
-          copyChunks(tb, l, /*fast=*/false);
-          scf::YieldOp::create(tb, l);
-        });
+    // 16-byte copies, else 8, else 4 (only while a chunk holds at least
+    // one whole element per piece), else element loads.
+    std::function<void(OpBuilder &, Location, int64_t)> tiers =
+        [&](OpBuilder &tb, Location l, int64_t unit) {
+          if (unit < int64_t(minCopyBytes) || unit < eb) {
+            copyChunks(tb, l, /*unit=*/0);
+            return;
+          }
+          scf::IfOp::create(
+              tb, l, alignedTo[unit],
+              [&](OpBuilder &ab, Location al) {
+                copyChunks(ab, al, unit);
+                scf::YieldOp::create(ab, al);
+              },
+              [&](OpBuilder &nb, Location nl) {
+                tiers(nb, nl, unit / 2);
+                scf::YieldOp::create(nb, nl);
+              });
+        };
+    tiers(b, loc, 16);
     rewriter.eraseOp(op);
     return success();
   }
+
+  // The smallest cp.async (16, 8 or 4 bytes) before element loads.
+  unsigned minCopyBytes;
 };
 
 /// tile.async_gather: each thread copies the elements its index tiles'
@@ -444,8 +506,11 @@ struct LoadStageLowering : public OpConversionPattern<LoadStageOp> {
 
 void mlir::tile::populateAsyncCopyPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns,
-                                           StringRef target) {
-  patterns.add<AsyncCopyLowering, AsyncGatherLowering, AsyncCommitLowering,
-               LoadStageLowering>(converter, patterns.getContext());
+                                           StringRef target,
+                                           unsigned minCopyBytes) {
+  patterns.add<AsyncGatherLowering, AsyncCommitLowering, LoadStageLowering>(
+      converter, patterns.getContext());
+  patterns.add<AsyncCopyLowering>(converter, patterns.getContext(),
+                                  minCopyBytes);
   patterns.add<AsyncWaitLowering>(converter, patterns.getContext(), target);
 }

@@ -234,7 +234,7 @@ struct ConvertTileToLLVMPass
     populateMmaSyncPatterns(converter, patterns, target);
     populateWgmmaPatterns(converter, patterns, target);
     populateTcgen05Patterns(converter, patterns);
-    populateAsyncCopyPatterns(converter, patterns, target);
+    populateAsyncCopyPatterns(converter, patterns, target, asyncCopyMinBytes);
     populateTmaPatterns(converter, patterns);
     populateTmaStorePatterns(converter, patterns);
     if (failed(applyPartialConversion(module, conversionTarget,

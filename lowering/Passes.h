@@ -41,6 +41,11 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
                                   "target has it and the views allow; false "
                                   "keeps cp.async"),
                    llvm::cl::init(true)};
+  Option<unsigned> asyncCopyMinBytes{
+      *this, "async-copy-min-bytes",
+      llvm::cl::desc("smallest cp.async of a ring copy whose source is not "
+                     "16-byte aligned: 16 (element loads below it), 8 or 4"),
+      llvm::cl::init(16)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR:

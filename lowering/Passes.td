@@ -18,7 +18,10 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm_90a\"",
-           "GPU target (sm_80, sm_90a, sm_100a)">
+           "GPU target (sm_80, sm_90a, sm_100a)">,
+    Option<"asyncCopyMinBytes", "async-copy-min-bytes", "unsigned", "16",
+           "smallest cp.async of a tile.async_copy whose source is not "
+           "16-byte aligned: 16 (element loads below it), 8 or 4">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

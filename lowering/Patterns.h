@@ -65,9 +65,12 @@ void populateTcgen05Patterns(TileTypeConverter &converter,
 /// warp 0 at entry, released before every return.
 LogicalResult allocateTensorMemory(ModuleOp module);
 /// async_copy (cp.async into staged buffers), async_commit, async_wait
-/// and load_stage; `target` decides whether waits fence the async proxy.
+/// and load_stage; `target` decides whether waits fence the async proxy,
+/// `minCopyBytes` (16, 8 or 4) the smallest cp.async a copy from a source
+/// not 16-byte aligned may take before falling back to element loads.
 void populateAsyncCopyPatterns(TileTypeConverter &converter,
-                               RewritePatternSet &patterns, StringRef target);
+                               RewritePatternSet &patterns, StringRef target,
+                               unsigned minCopyBytes = 16);
 /// Kernels, returns and grid queries.
 /// Checks that every tile.make_tensor_map can be encoded by the runtime (a
 /// view of kernel parameters and constants), with a diagnostic otherwise.

@@ -56,7 +56,8 @@ void mlir::tile::buildTileKernelPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createTileAllocateShared());
   // Per-thread code.
-  pm.addPass(createConvertTileToLLVM({options.target}));
+  pm.addPass(
+      createConvertTileToLLVM({options.target, options.asyncCopyMinBytes}));
   // NVVM ops that are PTX templates (wgmma.mma_async) become inline PTX.
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertTileMathToNVVM());

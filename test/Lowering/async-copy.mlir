@@ -1,6 +1,9 @@
 // RUN: kernel-opt %s -tile-assign-layouts=target=sm_90a -canonicalize -tile-allocate-shared -convert-tile-to-llvm=target=sm_90a | FileCheck %s
 // RUN: emit-ptx %s --target=sm_90a -o %t.ptx && FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.o %}
+// RUN: kernel-opt %s -tile-assign-layouts=target=sm_90a -canonicalize -tile-allocate-shared -convert-tile-to-llvm="target=sm_90a async-copy-min-bytes=8" | FileCheck %s --check-prefix=MIN8
+// RUN: emit-ptx %s --target=sm_90a --async-copy-min-bytes=4 -o %t.min4.ptx && FileCheck %s --check-prefix=MIN4 < %t.min4.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.min4.ptx -o %t.min4.o %}
 
 // Async copies into staged buffers (lowering/AsyncCopyLowering.cpp) and a
 // wgmma dot reading the stages in place (WgmmaLowering.cpp).
@@ -24,6 +27,24 @@
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async
+// With async-copy-min-bytes=8, sources 8-byte aligned (but not 16) take two
+// 8-byte `cp.async.ca` per chunk, each with its own source size, before the
+// element loads; with 4, four 4-byte ones come after those.
+// MIN8-LABEL: llvm.func @copy_then_dot
+// MIN8: scf.if %{{.*}} {
+// MIN8-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// MIN8: } else {
+// MIN8: scf.if %{{.*}} {
+// MIN8-COUNT-8: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache = ca, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// MIN8: } else {
+// MIN8-NOT: cache = ca
+// MIN8: llvm.load %{{.*}} : !llvm.ptr<1> -> i16
+// MIN8: nvvm.cp.async.commit.group
+// MIN4-LABEL: .entry copy_then_dot
+// MIN4-COUNT-4: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, %{{.*}};
+// MIN4-COUNT-8: cp.async.ca.shared.global [%{{.*}}], [%{{.*}}], 8, %{{.*}};
+// MIN4-COUNT-16: cp.async.ca.shared.global [%{{.*}}], [%{{.*}}], 4, %{{.*}};
+// MIN4: ld.global
 // PTX-LABEL: .entry copy_then_dot
 // PTX: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, %{{.*}};
 // PTX: cp.async.commit_group;

@@ -57,6 +57,11 @@ static cl::opt<bool>
                  "it and the views allow (sm_90a, sm_100a); --tma=false "
                  "keeps cp.async everywhere"),
         cl::init(true), cl::cat(emitPtxCategory));
+static cl::opt<unsigned> asyncCopyMinBytes(
+    "async-copy-min-bytes",
+    cl::desc("smallest cp.async of a ring copy whose source is not 16-byte "
+             "aligned: 16 (element loads below it), 8 or 4"),
+    cl::init(16), cl::cat(emitPtxCategory));
 static cl::opt<unsigned> compileThreads(
     "compile-threads",
     cl::desc("threads compiling the module's kernels apart (0: one per "
@@ -150,6 +155,7 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.tma = tma;
+  options.asyncCopyMinBytes = asyncCopyMinBytes;
   std::string llvmIR;
   FailureOr<std::string> ptx = failure();
   if (printStages || emitKind == EmitKind::LLVM) {
