@@ -19,10 +19,10 @@ TILEC_DECODE_VARIANTS value naming them (paths as given in OUTDIR), e.g.
     TILEC_DECODE_VARIANTS="$(python3 bench/decode_variants.py v | tail -1)" \\
         python3 bench/bench_decode.py
 """
-import os
 import re
-import subprocess
 import sys
+
+import kernel_variants
 
 DEFAULT = ["regs=1,1", "s2=2,2", "s3=3,3", "s4=4,4", "s5=5,5", "q=4,3,q"]
 
@@ -50,38 +50,19 @@ def with_q_in_loop(source):
     return source
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    specs = sys.argv[2:] or DEFAULT
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    emit = os.environ.get("EMIT_PTX", os.path.join(root, "build/bin/emit-ptx"))
-    target = os.environ.get("TARGET", "sm_90a")
-    with open(os.path.join(root, "kernels_dsl/paged_decode.mlir")) as f:
-        source = f.read()
-    os.makedirs(out, exist_ok=True)
-    names = []
-    for spec in specs:
-        name, depths = spec.split("=")
-        fields = depths.split(",")
-        d64, d128 = int(fields[0]), int(fields[1])
-        variant = with_stages(source, {64: d64, 128: d128})
-        if fields[2:] == ["q"]:
-            variant = with_q_in_loop(variant)
-        elif fields[2:]:
-            sys.exit(f"{spec}: expected NAME=D64,D128 or NAME=D64,D128,q")
-        mlir = os.path.join(out, name + ".mlir")
-        with open(mlir, "w") as f:
-            f.write(variant)
-        ptx, meta = (os.path.join(out, name + ext) for ext in (".ptx", ".json"))
-        subprocess.run([emit, mlir, f"--target={target}", "-o", ptx,
-                        f"--metadata-out={meta}"], check=True)
-        names.append(f"{name}={ptx},{meta}")
-        print(f"{name}: d64 {d64} stages, d128 {d128} stages"
-              f"{', Q in the loop' if fields[2:] else ''} -> {ptx}")
-    print(";".join(names))
+def make(source, spec):
+    name, depths = spec.split("=")
+    fields = depths.split(",")
+    d64, d128 = int(fields[0]), int(fields[1])
+    variant = with_stages(source, {64: d64, 128: d128})
+    if fields[2:] == ["q"]:
+        variant = with_q_in_loop(variant)
+    elif fields[2:]:
+        sys.exit(f"{spec}: expected NAME=D64,D128 or NAME=D64,D128,q")
+    label = (f"d64 {d64} stages, d128 {d128} stages"
+             f"{', Q in the loop' if fields[2:] else ''}")
+    return name, variant, lambda ptx, target: label
 
 
 if __name__ == "__main__":
-    main()
+    kernel_variants.build("paged_decode.mlir", __doc__, DEFAULT, make)

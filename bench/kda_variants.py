@@ -14,11 +14,9 @@ printed is the TILEC_KDA_VARIANTS value naming them, e.g.
     TILEC_KDA_VARIANTS="$(python3 bench/kda_variants.py v | tail -1)" \\
         python3 bench/kda_phases.py --time
 """
-import os
-import re
-import shutil
-import subprocess
 import sys
+
+import kernel_variants
 
 DEFAULT = ['w16="tile.num_warps" = 16', 'r128="tile.max_registers" = 128']
 INSTANCES = ("kda_prep_d128 = {", "kda_prep_d64 = {")
@@ -37,41 +35,11 @@ def with_attrs(source, attrs):
     return source
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    out = sys.argv[1]
-    specs = sys.argv[2:] or DEFAULT
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    emit = os.environ.get("EMIT_PTX", os.path.join(root, "build/bin/emit-ptx"))
-    target = os.environ.get("TARGET", "sm_90a")
-    with open(os.path.join(root, "kernels_dsl/kda.mlir")) as f:
-        source = f.read()
-    os.makedirs(out, exist_ok=True)
-    names = []
-    for spec in specs:
-        name, attrs = spec.split("=", 1)
-        mlir = os.path.join(out, name + ".mlir")
-        with open(mlir, "w") as f:
-            f.write(with_attrs(source, attrs))
-        ptx, meta = (os.path.join(out, name + ext) for ext in (".ptx", ".json"))
-        subprocess.run([emit, mlir, f"--target={target}", "-o", ptx,
-                        f"--metadata-out={meta}"], check=True)
-        usage = ""
-        if shutil.which("ptxas"):
-            log = subprocess.run(["ptxas", f"-arch={target}", "-v", ptx, "-o",
-                                  os.devnull], capture_output=True,
-                                 text=True).stderr
-            part = log.split("'kda_prep_d128'")[-1]
-            regs = re.search(r"Used (\d+) registers", part)
-            spills = re.search(r"(\d+) bytes spill stores", part)
-            if regs and spills:
-                usage = (f" (kda_prep_d128: {regs.group(1)} registers, "
-                         f"{spills.group(1)} bytes of spill stores)")
-        names.append(f"{name}={ptx},{meta}")
-        print(f"{name}: {attrs} -> {ptx}{usage}")
-    print(";".join(names))
+def make(source, spec):
+    name, attrs = spec.split("=", 1)
+    return name, with_attrs(source, attrs), lambda ptx, target: (
+        attrs + kernel_variants.ptxas_usage(ptx, target, "kda_prep_d128"))
 
 
 if __name__ == "__main__":
-    main()
+    kernel_variants.build("kda.mlir", __doc__, DEFAULT, make)

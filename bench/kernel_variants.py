@@ -1,0 +1,54 @@
+"""What the *_variants.py builders share: each variant of a kernels_dsl file
+written to OUTDIR/NAME.mlir and compiled with emit-ptx (EMIT_PTX, default
+build/bin/emit-ptx; target TARGET, default sm_90a) to OUTDIR/NAME.ptx and
+OUTDIR/NAME.json; the last line printed names them all as
+"NAME=ptx,json;..." for the benchmarks' TILEC_*_VARIANTS."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ptxas_usage(ptx, target, kernel):
+    """" (kernel: R registers, S bytes of spill stores)", or "" without
+    ptxas on PATH."""
+    if not shutil.which("ptxas"):
+        return ""
+    log = subprocess.run(["ptxas", f"-arch={target}", "-v", ptx, "-o",
+                          os.devnull], capture_output=True, text=True).stderr
+    part = log.split(f"'{kernel}'")[-1]
+    regs = re.search(r"Used (\d+) registers", part)
+    spills = re.search(r"(\d+) bytes spill stores", part)
+    if not (regs and spills):
+        return ""
+    return (f" ({kernel}: {regs.group(1)} registers, {spills.group(1)} bytes"
+            f" of spill stores)")
+
+
+def build(kernel_file, usage, default, make):
+    """Builds the variants named on the command line (`default` without
+    any): `make(source, spec)` gives (name, variant source, description)."""
+    if len(sys.argv) < 2:
+        sys.exit(usage)
+    out = sys.argv[1]
+    specs = sys.argv[2:] or default
+    emit = os.environ.get("EMIT_PTX", os.path.join(ROOT, "build/bin/emit-ptx"))
+    target = os.environ.get("TARGET", "sm_90a")
+    with open(os.path.join(ROOT, "kernels_dsl", kernel_file)) as f:
+        source = f.read()
+    os.makedirs(out, exist_ok=True)
+    names = []
+    for spec in specs:
+        name, variant, description = make(source, spec)
+        mlir = os.path.join(out, name + ".mlir")
+        with open(mlir, "w") as f:
+            f.write(variant)
+        ptx, meta = (os.path.join(out, name + ext) for ext in (".ptx", ".json"))
+        subprocess.run([emit, mlir, f"--target={target}", "-o", ptx,
+                        f"--metadata-out={meta}"], check=True)
+        names.append(f"{name}={ptx},{meta}")
+        print(f"{name}: {description(ptx, target)} -> {ptx}")
+    print(";".join(names))
