@@ -17,7 +17,7 @@
 // 1000 fp8: rows 1000 bytes apart). The default, 16, leaves those tiers
 // out: they add code to every ring's fallback, and ptxas's register count
 // of the whole kernel with it.
-
+//
 // tile.async_commit and tile.async_wait are the cp.async group
 // instructions; the wait adds the barrier that makes every thread's copies
 // visible, and on sm_90 and later the proxy fence that makes them visible

@@ -197,6 +197,13 @@ struct ConvertTileToLLVMPass
                          << llvm::join(getSupportedTargets(), ", ");
       return signalPassFailure();
     }
+    if (asyncCopyMinBytes != 4 && asyncCopyMinBytes != 8 &&
+        asyncCopyMinBytes != 16) {
+      emitError(module.getLoc())
+          << "async-copy-min-bytes is " << unsigned(asyncCopyMinBytes)
+          << "; cp.async copies 16, 8 or 4 bytes";
+      return signalPassFailure();
+    }
     // The lowerings read every index of a list as an operand.
     materializeIndexLists(module);
     if (failed(checkFunctionsAreKernels(module)) ||

@@ -4,6 +4,9 @@
 // RUN: kernel-opt %s -tile-assign-layouts=target=sm_90a -canonicalize -tile-allocate-shared -convert-tile-to-llvm="target=sm_90a async-copy-min-bytes=8" | FileCheck %s --check-prefix=MIN8
 // RUN: emit-ptx %s --target=sm_90a --async-copy-min-bytes=4 -o %t.min4.ptx && FileCheck %s --check-prefix=MIN4 < %t.min4.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.min4.ptx -o %t.min4.o %}
+// RUN: not emit-ptx %s --target=sm_90a --async-copy-min-bytes=3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMIN
+// RUN: not emit-ptx %s --target=sm_90a --async-copy-min-bytes=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMIN
+// BADMIN: error: async-copy-min-bytes is {{[03]}}; cp.async copies 16, 8 or 4 bytes
 
 // Async copies into staged buffers (lowering/AsyncCopyLowering.cpp) and a
 // wgmma dot reading the stages in place (WgmmaLowering.cpp).
