@@ -56,6 +56,13 @@ void buildTileToPTXPipeline(OpPassManager &pm, const TileToPTXOptions &options);
 /// kernel does in a module of many.
 void buildTileKernelPipeline(OpPassManager &pm,
                              const TileToPTXOptions &options);
+/// The tile-level half of buildTileKernelPipeline: layouts, schedules,
+/// rings and shared-memory allocation, still in the tile dialect (the IR the
+/// CPU interpreter, tools/cpu-driver, runs).
+void buildTileLevelPipeline(OpPassManager &pm, const TileToPTXOptions &options);
+/// The other half: tile IR after buildTileLevelPipeline -> LLVM + NVVM.
+void buildTileToLLVMPipeline(OpPassManager &pm,
+                             const TileToPTXOptions &options);
 /// Registers `tile-to-ptx` as a named pipeline.
 void registerTileToPTXPipeline();
 } // namespace mlir::tile

@@ -30,6 +30,12 @@ void mlir::tile::buildTileToPTXPipeline(OpPassManager &pm,
 
 void mlir::tile::buildTileKernelPipeline(OpPassManager &pm,
                                          const TileToPTXOptions &options) {
+  buildTileLevelPipeline(pm, options);
+  buildTileToLLVMPipeline(pm, options);
+}
+
+void mlir::tile::buildTileLevelPipeline(OpPassManager &pm,
+                                        const TileToPTXOptions &options) {
   // Running histograms of loops counted in shared memory.
   pm.addPass(createTileAccumulateHistograms());
   // Reduction loops split over grid z (before layouts: the partial sums
@@ -55,6 +61,10 @@ void mlir::tile::buildTileKernelPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createTileAllocateShared());
+}
+
+void mlir::tile::buildTileToLLVMPipeline(OpPassManager &pm,
+                                         const TileToPTXOptions &options) {
   // Per-thread code.
   pm.addPass(
       createConvertTileToLLVM({options.target, options.asyncCopyMinBytes}));

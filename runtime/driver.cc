@@ -2,12 +2,73 @@
 
 #include <dlfcn.h>
 
+#include <memory>
 #include <string>
+#include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+
+// The entry points Open resolves and Install checks, in order.
+#define TILEC_DRIVER_REQUIRED_ENTRIES(X)                                       \
+  X(cuInit)                                                                    \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxGetDevice)                                                            \
+  X(cuCtxSynchronize)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
+  X(cuLaunchKernel)                                                            \
+  X(cuStreamSynchronize)                                                       \
+  X(cuMemAlloc_v2)                                                             \
+  X(cuMemFree_v2)                                                              \
+  X(cuMemcpyHtoD_v2)                                                           \
+  X(cuMemcpyDtoH_v2)                                                           \
+  X(cuMemsetD32_v2)                                                            \
+  X(cuPointerGetAttributes)                                                    \
+  X(cuMemsetD32Async)                                                          \
+  X(cuStreamIsCapturing)                                                       \
+  X(cuStreamGetCtx)
+#define TILEC_DRIVER_OPTIONAL_ENTRIES(X)                                       \
+  X(cuLaunchKernelEx)                                                          \
+  X(cuOccupancyMaxActiveClusters)                                              \
+  X(cuMemAllocAsync)                                                           \
+  X(cuMemFreeAsync)                                                            \
+  X(cuStreamGetId)                                                             \
+  X(cuTensorMapEncodeTiled)                                                    \
+  X(cuDeviceGetName)                                                           \
+  X(cuEventCreate)                                                             \
+  X(cuEventDestroy_v2)                                                         \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)
 
 namespace tilec {
 namespace {
+
+// What Install left for Get, and whether Get has run (after which the
+// process keeps the driver it has).
+struct InstallState {
+  absl::Mutex mutex;
+  bool got ABSL_GUARDED_BY(mutex) = false;
+  bool installed ABSL_GUARDED_BY(mutex) = false;
+  DriverApi api ABSL_GUARDED_BY(mutex);
+};
+
+InstallState &Installation() {
+  static InstallState *const state = new InstallState();
+  return *state;
+}
 
 // Resolves `name` into `slot`; records the first missing required symbol.
 template <typename Fn>
@@ -67,48 +128,14 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   DriverApi api;
   std::string missing;
   // Versioned names (_v2) are the current ABI of the unsuffixed API names.
-#define TILEC_RESOLVE(name, required)                                          \
-  Resolve(handle, #name, api.name, required, missing)
-  TILEC_RESOLVE(cuInit, true);
-  TILEC_RESOLVE(cuGetErrorName, true);
-  TILEC_RESOLVE(cuGetErrorString, true);
-  TILEC_RESOLVE(cuDeviceGet, true);
-  TILEC_RESOLVE(cuDeviceGetCount, true);
-  TILEC_RESOLVE(cuDeviceGetAttribute, true);
-  TILEC_RESOLVE(cuDevicePrimaryCtxRetain, true);
-  TILEC_RESOLVE(cuCtxSetCurrent, true);
-  TILEC_RESOLVE(cuCtxGetCurrent, true);
-  TILEC_RESOLVE(cuCtxGetDevice, true);
-  TILEC_RESOLVE(cuCtxSynchronize, true);
-  TILEC_RESOLVE(cuModuleLoadDataEx, true);
-  TILEC_RESOLVE(cuModuleUnload, true);
-  TILEC_RESOLVE(cuModuleGetFunction, true);
-  TILEC_RESOLVE(cuFuncSetAttribute, true);
-  TILEC_RESOLVE(cuFuncGetAttribute, true);
-  TILEC_RESOLVE(cuLaunchKernel, true);
-  TILEC_RESOLVE(cuStreamSynchronize, true);
-  TILEC_RESOLVE(cuMemAlloc_v2, true);
-  TILEC_RESOLVE(cuMemFree_v2, true);
-  TILEC_RESOLVE(cuMemcpyHtoD_v2, true);
-  TILEC_RESOLVE(cuMemcpyDtoH_v2, true);
-  TILEC_RESOLVE(cuMemsetD32_v2, true);
-  TILEC_RESOLVE(cuPointerGetAttributes, true);
-  TILEC_RESOLVE(cuMemsetD32Async, true);
-  TILEC_RESOLVE(cuStreamIsCapturing, true);
-  TILEC_RESOLVE(cuStreamGetCtx, true);
-  TILEC_RESOLVE(cuLaunchKernelEx, false);
-  TILEC_RESOLVE(cuOccupancyMaxActiveClusters, false);
-  TILEC_RESOLVE(cuMemAllocAsync, false);
-  TILEC_RESOLVE(cuMemFreeAsync, false);
-  TILEC_RESOLVE(cuStreamGetId, false);
-  TILEC_RESOLVE(cuTensorMapEncodeTiled, false);
-  TILEC_RESOLVE(cuDeviceGetName, false);
-  TILEC_RESOLVE(cuEventCreate, false);
-  TILEC_RESOLVE(cuEventDestroy_v2, false);
-  TILEC_RESOLVE(cuEventRecord, false);
-  TILEC_RESOLVE(cuEventSynchronize, false);
-  TILEC_RESOLVE(cuEventElapsedTime, false);
-#undef TILEC_RESOLVE
+#define TILEC_RESOLVE_REQUIRED(name)                                           \
+  Resolve(handle, #name, api.name, true, missing);
+#define TILEC_RESOLVE_OPTIONAL(name)                                           \
+  Resolve(handle, #name, api.name, false, missing);
+  TILEC_DRIVER_REQUIRED_ENTRIES(TILEC_RESOLVE_REQUIRED)
+  TILEC_DRIVER_OPTIONAL_ENTRIES(TILEC_RESOLVE_OPTIONAL)
+#undef TILEC_RESOLVE_REQUIRED
+#undef TILEC_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     dlclose(handle);
     return absl::FailedPreconditionError(
@@ -118,13 +145,44 @@ absl::StatusOr<std::unique_ptr<Driver>> Driver::Open(const char *library) {
   return std::unique_ptr<Driver>(new Driver(handle, api));
 }
 
+absl::Status Driver::Install(const DriverApi &api) {
+  InstallState &state = Installation();
+  absl::MutexLock lock(&state.mutex);
+  if (state.got)
+    return absl::FailedPreconditionError(
+        "Driver::Install must be called before the first Driver::Get");
+  std::string missing;
+#define TILEC_CHECK_ENTRY(name)                                                \
+  if (api.name == nullptr && missing.empty())                                  \
+    missing = #name;
+  TILEC_DRIVER_REQUIRED_ENTRIES(TILEC_CHECK_ENTRY)
+#undef TILEC_CHECK_ENTRY
+  if (!missing.empty())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the driver to install lacks the required entry point ", missing));
+  state.api = api;
+  state.installed = true;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<const Driver *> Driver::Get() {
   // A function-local static gives thread-safe one-time initialization; the
   // driver is never unloaded because modules may outlive any owner.
   static const absl::StatusOr<const Driver *> *const driver =
       new absl::StatusOr<const Driver *>(
           []() -> absl::StatusOr<const Driver *> {
-            absl::StatusOr<std::unique_ptr<Driver>> opened = Open(kLibraryName);
+            std::unique_ptr<Driver> installed;
+            {
+              InstallState &state = Installation();
+              absl::MutexLock lock(&state.mutex);
+              state.got = true;
+              if (state.installed)
+                installed.reset(new Driver(nullptr, state.api));
+            }
+            absl::StatusOr<std::unique_ptr<Driver>> opened =
+                installed != nullptr ? absl::StatusOr<std::unique_ptr<Driver>>(
+                                           std::move(installed))
+                                     : Open(kLibraryName);
             if (!opened.ok())
               return opened.status();
             absl::Status init =
@@ -136,7 +194,10 @@ absl::StatusOr<const Driver *> Driver::Get() {
   return *driver;
 }
 
-Driver::~Driver() { dlclose(handle_); }
+Driver::~Driver() {
+  if (handle_ != nullptr)
+    dlclose(handle_);
+}
 
 absl::StatusOr<int>
 Driver::DeviceAttribute(int ordinal, cu::CUdevice_attribute attribute) const {

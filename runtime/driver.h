@@ -2,7 +2,9 @@
 //
 // The runtime never links against libcuda: machines without a GPU (CI, the
 // compiler's build machines) must still load the library and get a clear
-// error from every call instead of a loader failure.
+// error from every call instead of a loader failure. A process may instead
+// install other entry points before first use (Driver::Install), such as
+// the emulated driver of tools/cpu-driver, which runs kernels on the host.
 #ifndef TILEC_RUNTIME_DRIVER_H_
 #define TILEC_RUNTIME_DRIVER_H_
 
@@ -75,6 +77,11 @@ public:
   // a required symbol, or cuInit fails (e.g. no device); every call after a
   // failure returns the same error.
   static absl::StatusOr<const Driver *> Get();
+
+  // Makes Get() use `api` (e.g. an emulated driver) instead of loading
+  // kLibraryName; Get() still calls its cuInit. Must precede the first Get():
+  // returns FailedPrecondition after it, or when a required entry is null.
+  static absl::Status Install(const DriverApi &api);
 
   // Opens `library` and resolves the entry points without calling cuInit.
   // Get() is built on this; tests use it to exercise the failure paths.
