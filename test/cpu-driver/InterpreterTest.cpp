@@ -147,6 +147,31 @@ TEST_F(InterpreterTest, AccessOutsideEveryAllocationIsLocated) {
   EXPECT_NE(error.find("'tile.load'"), std::string::npos) << error;
 }
 
+TEST_F(InterpreterTest, ReadOfBytesNothingWroteIsAnError) {
+  // Element 3 of x was never written; a store marks what it writes.
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+      %xv = tile.make_view %x[%n] strides[1] : !tile.view<?xf32>
+      %one = arith.constant dense<1.0> : tensor<2xf32>
+      tile.store %one, %xv[0] : tensor<2xf32>
+      %t = tile.load %xv[0] : tensor<4xf32>
+      tile.store %t, %xv[4] : tensor<4xf32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> x(8, 0.0f);
+  memory.add(reinterpret_cast<uint64_t>(x.data()), 8 * sizeof(float),
+             /*written=*/false);
+  memory.markWritten(reinterpret_cast<uint64_t>(x.data() + 2), 4);
+  uint64_t px = uint64_t(x.data());
+  int32_t n = 3; // elements 0-2: written by the store, then by hand
+  void *params[] = {&px, &n};
+  EXPECT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  n = 4;
+  std::string error = runKernel(k, {1, 1, 1}, params, memory);
+  EXPECT_NE(error.find("that nothing wrote"), std::string::npos) << error;
+}
+
 const char *kRingKernel = R"mlir(
   func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %wait: i32)
       attributes {tile.kernel} {
@@ -236,6 +261,31 @@ TEST_F(InterpreterTest, DotAndBf16Rounding) {
     std::memcpy(&v, &bits, 4);
     EXPECT_EQ(v, expected[i]) << i;
   }
+}
+
+TEST_F(InterpreterTest, F32DotsMultiplyAsTf32) {
+  // 1 + 2^-11 is half way between two tf32 numbers: registers round it
+  // away from zero (cvt.rna), as the tensor cores receive it.
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%a: !tile.ptr<f32>, %y: !tile.ptr<f32>)
+        attributes {tile.kernel} {
+      %av = tile.make_view %a[1, 1] strides[1, 1] : !tile.view<?x?xf32>
+      %yv = tile.make_view %y[1, 1] strides[1, 1] : !tile.view<?x?xf32>
+      %at = tile.load %av[0, 0] : tensor<16x8xf32>
+      %b = arith.constant dense<1.0> : tensor<8x8xf32>
+      %c = arith.constant dense<0.0> : tensor<16x8xf32>
+      %d = tile.dot %at, %b, %c : tensor<16x8xf32>, tensor<8x8xf32>
+          -> tensor<16x8xf32>
+      tile.store %d, %yv[0, 0] : tensor<16x8xf32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> a = {1.0f + 0x1p-11f}, y(1, 0.0f);
+  allow(a), allow(y);
+  uint64_t pa = uint64_t(a.data()), py = uint64_t(y.data());
+  void *params[] = {&pa, &py};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(y[0], 1.0f + 0x1p-10f);
 }
 
 TEST_F(InterpreterTest, OpsItDoesNotModelAreNamed) {

@@ -68,8 +68,9 @@ static CUresult allocate(CUdeviceptr *ptr, size_t bytes, bool pooled) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   std::memset(memory, kPoison, rounded);
   const uint64_t base = reinterpret_cast<uintptr_t>(memory);
-  // The exact size, so that kernels reading past it are caught.
-  s.memory.add(base, bytes);
+  // The exact size, so that kernels reading past it are caught; nothing
+  // written yet, so that kernels reading what no one wrote are too.
+  s.memory.add(base, bytes, /*written=*/false);
   s.allocations[base] = Allocation{bytes, s.nextAllocationId++, pooled};
   s.allocatedBytes += bytes;
   *ptr = base;
@@ -135,6 +136,7 @@ CUresult memcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
   if (CUresult result = checkDeviceRange(s, dst, bytes))
     return result;
   std::memcpy(reinterpret_cast<void *>(uintptr_t(dst)), src, bytes);
+  s.memory.markWritten(dst, bytes);
   return CUDA_SUCCESS;
 }
 
@@ -166,6 +168,7 @@ static CUresult fill32(CUdeviceptr dst, unsigned value, size_t count) {
     return result;
   uint32_t *words = reinterpret_cast<uint32_t *>(uintptr_t(dst));
   std::fill(words, words + count, uint32_t(value));
+  s.memory.markWritten(dst, count * 4);
   return CUDA_SUCCESS;
 }
 

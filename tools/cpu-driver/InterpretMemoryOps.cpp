@@ -29,6 +29,14 @@ bool ProgramRunner::checked(Operation *op, uint64_t addr, unsigned bytes) {
                       Twine::utohexstr(addr) + " outside every allocation");
 }
 
+bool ProgramRunner::initialized(Operation *op, uint64_t addr, unsigned bytes) {
+  if (memory.written(addr, bytes))
+    return true;
+  return fail(op, "read of " + Twine(bytes) + " bytes at 0x" +
+                      Twine::utohexstr(addr) +
+                      " that nothing wrote (uninitialized memory)");
+}
+
 bool ProgramRunner::readView(Operation *op, const View &v,
                              ArrayRef<int64_t> coords, Tile &out, int64_t k,
                              bool padded, double padF, int64_t padI) {
@@ -50,7 +58,7 @@ bool ProgramRunner::readView(Operation *op, const View &v,
   }
   unsigned bytes = byteSize(v.element);
   uint64_t addr = v.base + uint64_t(offset) * bytes;
-  if (!checked(op, addr, bytes))
+  if (!checked(op, addr, bytes) || !initialized(op, addr, bytes))
     return false;
   const uint8_t *p = reinterpret_cast<const uint8_t *>(addr);
   if (isFloat)
@@ -81,6 +89,7 @@ bool ProgramRunner::writeView(Operation *op, const View &v,
   unsigned bytes = byteSize(v.element);
   if (!checked(op, addr, bytes))
     return false;
+  memory.markWritten(addr, bytes);
   uint8_t *p = reinterpret_cast<uint8_t *>(addr);
   if (isa<FloatType>(v.element))
     storeFloat(p, v.element, value.f[k]);
@@ -385,7 +394,7 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
       if (!addr)
         continue;
       unsigned bytes = byteSize(v.element);
-      if (!checked(op, addr, bytes))
+      if (!checked(op, addr, bytes) || !initialized(op, addr, bytes))
         return false;
       uint8_t *p = reinterpret_cast<uint8_t *>(addr);
       if (isFloat) {

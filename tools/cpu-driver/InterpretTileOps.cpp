@@ -262,6 +262,22 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
       return fail(op, "dots of rank other than 2 are not interpreted");
     int64_t m = a.shape[0], kk = a.shape[1], n = b.shape[1];
     bool intDot = a.f.empty();
+    // f32 operands multiply as tf32, as on the tensor cores: staged from
+    // registers they are rounded to nearest (cvt.rna.tf32.f32); read in
+    // place from a ring stage the low mantissa bits are ignored.
+    std::vector<double> ta, tb;
+    auto toTf32 = [](const Tile &t, Value v, std::vector<double> &out) {
+      if (auto transpose = v.getDefiningOp<TransposeOp>())
+        v = transpose.getSrc();
+      bool inPlace = v.getDefiningOp<LoadStageOp>() != nullptr;
+      out.resize(t.f.size());
+      for (size_t k = 0; k < t.f.size(); ++k)
+        out[k] = tf32(t.f[k], inPlace);
+      return &out;
+    };
+    bool f32 = elementOf(dot.getA().getType()).isF32();
+    const std::vector<double> &fa = f32 ? *toTf32(a, dot.getA(), ta) : a.f;
+    const std::vector<double> &fb = f32 ? *toTf32(b, dot.getB(), tb) : b.f;
     Tile r = acc;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
@@ -273,7 +289,7 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
         } else {
           double sum = 0;
           for (int64_t k = 0; k < kk; ++k)
-            sum += a.f[i * kk + k] * b.f[k * n + j];
+            sum += fa[i * kk + k] * fb[k * n + j];
           r.f[i * n + j] = roundTo(acc.f[i * n + j] + sum, elem);
         }
       }

@@ -25,12 +25,46 @@ using namespace tilec::cpu::detail;
 
 namespace tilec::cpu {
 
-bool MemoryMap::contains(uint64_t addr, uint64_t bytes) const {
+void MemoryMap::add(uint64_t base, uint64_t bytes, bool written) {
+  ranges[base] = Range{bytes, std::vector<bool>(bytes, written)};
+}
+
+const MemoryMap::Range *MemoryMap::find(uint64_t addr, uint64_t bytes,
+                                        uint64_t &base) const {
   auto it = ranges.upper_bound(addr);
   if (it == ranges.begin())
-    return false;
+    return nullptr;
   --it;
-  return addr >= it->first && addr + bytes <= it->first + it->second;
+  if (addr < it->first || addr + bytes < addr ||
+      addr + bytes > it->first + it->second.bytes)
+    return nullptr;
+  base = it->first;
+  return &it->second;
+}
+
+bool MemoryMap::contains(uint64_t addr, uint64_t bytes) const {
+  uint64_t base;
+  return find(addr, bytes, base) != nullptr;
+}
+
+bool MemoryMap::written(uint64_t addr, uint64_t bytes) const {
+  uint64_t base;
+  const Range *range = find(addr, bytes, base);
+  if (!range)
+    return false;
+  for (uint64_t b = addr - base, e = b + bytes; b < e; ++b)
+    if (!range->written[b])
+      return false;
+  return true;
+}
+
+void MemoryMap::markWritten(uint64_t addr, uint64_t bytes) {
+  uint64_t base;
+  Range *range = const_cast<Range *>(find(addr, bytes, base));
+  if (!range)
+    return;
+  std::fill(range->written.begin() + (addr - base),
+            range->written.begin() + (addr - base + bytes), true);
 }
 
 namespace detail {
@@ -160,7 +194,7 @@ bool ProgramRunner::runOp(Operation *op) {
 } // namespace detail
 
 std::string runKernel(func::FuncOp kernel, Grid grid, void *const *params,
-                      const MemoryMap &memory) {
+                      MemoryMap &memory) {
   // Arguments, decoded by the kernel's signature.
   SmallVector<RtValue> args;
   for (auto [index, type] : llvm::enumerate(kernel.getArgumentTypes())) {

@@ -20,21 +20,37 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace tilec::cpu {
 
 /// Host allocations interpreted kernels may read and write, by address.
+/// Each allocation also records which of its bytes have been written
+/// (copied to, filled, stored by a kernel), so that a kernel reading bytes
+/// nothing wrote is caught, as compute-sanitizer's initcheck catches it.
 class MemoryMap {
 public:
-  void add(uint64_t base, uint64_t bytes) { ranges[base] = bytes; }
+  /// Registers [base, base + bytes), its bytes written or not.
+  void add(uint64_t base, uint64_t bytes, bool written = true);
   void remove(uint64_t base) { ranges.erase(base); }
   /// Whether [addr, addr + bytes) lies inside one allocation.
   bool contains(uint64_t addr, uint64_t bytes) const;
+  /// Whether every byte of [addr, addr + bytes), inside one allocation, has
+  /// been written.
+  bool written(uint64_t addr, uint64_t bytes) const;
+  /// Records [addr, addr + bytes), inside one allocation, as written.
+  void markWritten(uint64_t addr, uint64_t bytes);
 
 private:
-  std::map<uint64_t, uint64_t> ranges;
+  struct Range {
+    uint64_t bytes;
+    std::vector<bool> written;
+  };
+  /// The allocation holding [addr, addr + bytes), or null.
+  const Range *find(uint64_t addr, uint64_t bytes, uint64_t &base) const;
+  std::map<uint64_t, Range> ranges;
 };
 
 struct Grid {
@@ -46,9 +62,9 @@ struct Grid {
 /// as cuLaunchKernel's kernelParams do: 8 bytes for a `!tile.ptr`, the
 /// argument's own size for integers and floats. Returns an empty string on
 /// success, else the error: the op's location, the program and what went
-/// wrong.
+/// wrong. Kernel stores mark the bytes they write in `memory`.
 std::string runKernel(mlir::func::FuncOp kernel, Grid grid, void *const *params,
-                      const MemoryMap &memory);
+                      MemoryMap &memory);
 
 } // namespace tilec::cpu
 

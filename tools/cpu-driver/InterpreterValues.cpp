@@ -73,6 +73,19 @@ double roundTo(double x, Type type) {
   return value.convertToDouble();
 }
 
+double tf32(double x, bool truncate) {
+  float f = float(x);
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7f800000) == 0x7f800000) // inf and NaN stay
+    return x;
+  if (!truncate)
+    bits += 0x1000; // half of the dropped 13 bits: ties away from zero
+  bits &= 0xffffe000u;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 unsigned byteSize(Type type) {
   if (isa<PtrType>(type) || type.isIndex())
     return 8;

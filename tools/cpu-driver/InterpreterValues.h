@@ -81,6 +81,11 @@ uint64_t zext(int64_t v, unsigned width);
 /// `x` rounded to float type `type` (round to nearest even).
 double roundTo(double x, mlir::Type type);
 
+/// The f32 `x` as the tensor cores take it as tf32 (10 mantissa bits):
+/// rounded to nearest, ties away from zero, or with `truncate` the low bits
+/// dropped.
+double tf32(double x, bool truncate);
+
 /// Bytes of an element of `type` in memory.
 unsigned byteSize(mlir::Type type);
 

@@ -42,7 +42,7 @@ struct PendingCopy {
 /// Runs one program of a launch, to completion.
 class ProgramRunner {
 public:
-  ProgramRunner(const MemoryMap &memory, Grid grid, uint32_t x, uint32_t y,
+  ProgramRunner(MemoryMap &memory, Grid grid, uint32_t x, uint32_t y,
                 uint32_t z)
       : memory(memory), grid(grid), pid{x, y, z} {}
 
@@ -56,7 +56,7 @@ public:
   std::string error;
 
 private:
-  const MemoryMap &memory;
+  MemoryMap &memory;
   Grid grid;
   uint32_t pid[3];
   llvm::DenseMap<mlir::Value, RtValue> env;
@@ -112,6 +112,8 @@ private:
 
   // Memory accesses and ring waits (InterpretMemoryOps.cpp).
   bool checked(mlir::Operation *op, uint64_t addr, unsigned bytes);
+  /// Fails unless every byte of the access has been written.
+  bool initialized(mlir::Operation *op, uint64_t addr, unsigned bytes);
   /// Reads element `coords` of `v` into `out[k]`; coordinates outside the
   /// view read `pad`.
   bool readView(mlir::Operation *op, const View &v,
