@@ -268,6 +268,14 @@ void mlir::tile::ctaBarrier(OpBuilder &b, Location loc) {
 Value mlir::tile::isIndexInBounds(OpBuilder &b, Location loc, Value index,
                                   int64_t bound, Value mask) {
   Type type = index.getType();
+  // Every value of a narrow index lies below a bound past its range (i8
+  // values into 256 bins); the bound as a constant of that type would wrap.
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width < 63 && bound >= (int64_t(1) << width))
+    return mask ? mask
+                : LLVM::ConstantOp::create(b, loc, b.getI1Type(),
+                                           b.getBoolAttr(true))
+                      .getResult();
   Value inside = LLVM::ICmpOp::create(
       b, loc, LLVM::ICmpPredicate::ult, index,
       LLVM::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, bound)));

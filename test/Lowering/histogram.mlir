@@ -58,3 +58,17 @@ func.func @tally_into(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile
   tile.histogram_add %t, %buf : tensor<1024xi32>, !tile.smem<256xi32>
   return
 }
+
+// An i8 value is always below 256 bins: no bound compare (a 256 of i8
+// would be 0 and count nothing).
+// CHECK-LABEL: llvm.func @count_i8
+// CHECK-NOT: llvm.icmp "ult"
+// CHECK: red.shared.add.u32
+func.func @count_i8(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %i = tile.iota : tensor<1024xi32>
+  %t = arith.trunci %i : tensor<1024xi32> to tensor<1024xi8>
+  %h = tile.histogram %t : tensor<1024xi8> -> tensor<256xi32>
+  %v = tile.make_view %p[256] strides[1] : !tile.view<?xi32>
+  tile.store %h, %v[0] : tensor<256xi32>
+  return
+}

@@ -16,6 +16,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 namespace tilec::cpu {
@@ -228,6 +230,49 @@ TEST_F(InterpreterTest, RingStageReadBeforeItsWaitIsAnError) {
   EXPECT_NE(error.find("still in flight"), std::string::npos) << error;
 }
 
+TEST_F(InterpreterTest, RingStageRefilledBeforeItsDotIsAnError) {
+  // The dot reads the stage in place: a copy issued into it after its
+  // tile.load_stage may land before the dot reads it on a GPU.
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %refill: i32)
+        attributes {tile.kernel} {
+      %c0 = arith.constant 0 : i32
+      %xv = tile.make_view %x[16, 16] strides[16, 1] : !tile.view<?x?xf32>
+      %yv = tile.make_view %y[16, 16] strides[16, 1] : !tile.view<?x?xf32>
+      %ring = tile.alloc_shared : !tile.smem<2x16x16xf32, #tile.swizzle<64>>
+      tile.async_copy %xv[%c0, %c0], %ring[%c0]
+          : !tile.view<?x?xf32>, !tile.smem<2x16x16xf32, #tile.swizzle<64>>
+      tile.async_commit
+      tile.async_wait 0
+      %t = tile.load_stage %ring[%c0] : !tile.smem<2x16x16xf32, #tile.swizzle<64>> -> tensor<16x16xf32>
+      %r = arith.cmpi ne, %refill, %c0 : i32
+      scf.if %r {
+        tile.async_copy %xv[%c0, %c0], %ring[%c0]
+            : !tile.view<?x?xf32>, !tile.smem<2x16x16xf32, #tile.swizzle<64>>
+        tile.async_commit
+      }
+      %ones = arith.constant dense<1.0> : tensor<16x16xf32>
+      %zeros = arith.constant dense<0.0> : tensor<16x16xf32>
+      %d = tile.dot %t, %ones, %zeros : tensor<16x16xf32>, tensor<16x16xf32>
+          -> tensor<16x16xf32>
+      tile.store %d, %yv[0, 0] : tensor<16x16xf32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> x(256, 1.0f), y(256, 0.0f);
+  allow(x), allow(y);
+  uint64_t px = uint64_t(x.data()), py = uint64_t(y.data());
+  int32_t refill = 0;
+  void *params[] = {&px, &py, &refill};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(y, std::vector<float>(256, 16.0f));
+  refill = 1;
+  std::string error = runKernel(k, {1, 1, 1}, params, memory);
+  EXPECT_NE(error.find("in place after a copy into it was issued"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(InterpreterTest, DotAndBf16Rounding) {
   // y = bf16(a·b + 0.5) with a 2×3 and b 3×2.
   mlir::func::FuncOp k = parse(R"mlir(
@@ -286,6 +331,251 @@ TEST_F(InterpreterTest, F32DotsMultiplyAsTf32) {
   void *params[] = {&pa, &py};
   ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
   EXPECT_EQ(y[0], 1.0f + 0x1p-10f);
+}
+
+TEST_F(InterpreterTest, IntegersAsTheLoweringComputesThem) {
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%y: !tile.ptr<i32>, %z: !tile.ptr<f32>, %w: !tile.ptr<i64>)
+        attributes {tile.kernel} {
+      %yv = tile.make_view %y[17] strides[1] : !tile.view<?xi32>
+      %zv = tile.make_view %z[4] strides[1] : !tile.view<?xf32>
+      %wv = tile.make_view %w[4] strides[1] : !tile.view<?xi64>
+      // To signed ops, i1's true is -1.
+      %t = arith.constant dense<true> : tensor<4xi1>
+      %f = arith.constant dense<false> : tensor<4xi1>
+      %e = arith.extsi %t : tensor<4xi1> to tensor<4xi32>
+      tile.store %e, %yv[0] : tensor<4xi32>
+      %lt = arith.cmpi slt, %t, %f : tensor<4xi1>
+      %lti = arith.extui %lt : tensor<4xi1> to tensor<4xi32>
+      tile.store %lti, %yv[4] : tensor<4xi32>
+      %s = arith.sitofp %t : tensor<4xi1> to tensor<4xf32>
+      tile.store %s, %zv[0] : tensor<4xf32>
+      // cvt.rzi saturates (NaN gives 0); i8 results are converted to 16
+      // bits and truncated.
+      %x = arith.constant dense<[3.0e9, -3.0e9, 0x7FC00000, 300.0]>
+          : tensor<4xf32>
+      %xi = arith.fptosi %x : tensor<4xf32> to tensor<4xi32>
+      tile.store %xi, %yv[8] : tensor<4xi32>
+      %x8 = arith.fptosi %x : tensor<4xf32> to tensor<4xi8>
+      %x8i = arith.extsi %x8 : tensor<4xi8> to tensor<4xi32>
+      tile.store %x8i, %yv[12] : tensor<4xi32>
+      // iota wraps at its width.
+      %io = tile.iota : tensor<256xi8>
+      %mn = tile.reduce min %io along 0 : tensor<256xi8>
+      %mni = arith.extsi %mn : i8 to i32
+      %mnt = tile.splat %mni : tensor<1xi32>
+      tile.store %mnt, %yv[16] : tensor<1xi32>
+      // INT64_MIN / -1 wraps.
+      %min = arith.constant dense<-9223372036854775808> : tensor<2xi64>
+      %m1 = arith.constant dense<-1> : tensor<2xi64>
+      %q = arith.divsi %min, %m1 : tensor<2xi64>
+      %r = arith.remsi %min, %m1 : tensor<2xi64>
+      tile.store %q, %wv[0] : tensor<2xi64>
+      tile.store %r, %wv[2] : tensor<2xi64>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<int32_t> y(17, 7);
+  std::vector<float> z(4, 0.0f);
+  std::vector<int64_t> w(4, 7);
+  allow(y), allow(z), allow(w);
+  uint64_t py = uint64_t(y.data()), pz = uint64_t(z.data()),
+           pw = uint64_t(w.data());
+  void *params[] = {&py, &pz, &pw};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  const int32_t expected[] = {-1,        -1, -1,  -1, 1, 1, 1,  1,   INT32_MAX,
+                              INT32_MIN, 0,  300, -1, 0, 0, 44, -128};
+  for (int i = 0; i < 17; ++i)
+    EXPECT_EQ(y[i], expected[i]) << i;
+  EXPECT_EQ(z, std::vector<float>(4, -1.0f));
+  EXPECT_EQ(w, (std::vector<int64_t>{INT64_MIN, INT64_MIN, 0, 0}));
+}
+
+TEST_F(InterpreterTest, FloatReductionsAndScansRoundInTheLoweringsOrder) {
+  // 2^24 then 63 ones over 2 warps of 32 lanes: every combine rounds to
+  // f32, the reduction within a warp by XOR butterfly, the scan by
+  // Hillis-Steele steps, as the lowering does (in order, every 1 added to
+  // 2^24 would be lost).
+  mlir::func::FuncOp k = parse(R"mlir(
+    #l = #tile.blocked<size = [1], threads = [32], warps = [2], order = [0]>
+    func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %o: !tile.ptr<f32>)
+        attributes {tile.kernel} {
+      %xv = tile.make_view %x[64] strides[1] : !tile.view<?xf32>
+      %yv = tile.make_view %y[64] strides[1] : !tile.view<?xf32>
+      %ov = tile.make_view %o[3] strides[1] : !tile.view<?xf32>
+      %t = tile.load %xv[0] : tensor<64xf32, #l>
+      %s = tile.reduce add %t along 0 : tensor<64xf32, #l>
+      %st = tile.splat %s : tensor<1xf32>
+      tile.store %st, %ov[0] : tensor<1xf32>
+      %c = tile.scan add %t along 0 : tensor<64xf32, #l>
+      tile.store %c, %yv[0] : tensor<64xf32, #l>
+      // Reductions start from their first element: a sum of -0s is -0.
+      %z = arith.constant dense<-0.0> : tensor<4xf32>
+      %zs = tile.reduce add %z along 0 : tensor<4xf32>
+      %zt = tile.splat %zs : tensor<1xf32>
+      tile.store %zt, %ov[1] : tensor<1xf32>
+      // bf16 sums round at every step: 1 + 2^-9 is 1.
+      %b = arith.constant dense<[1.0, 0.001953125, 0.001953125, 0.001953125]>
+          : tensor<4xbf16>
+      %bs = tile.reduce add %b along 0 : tensor<4xbf16>
+      %bf = arith.extf %bs : bf16 to f32
+      %bt = tile.splat %bf : tensor<1xf32>
+      tile.store %bt, %ov[2] : tensor<1xf32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> x(64, 1.0f), y(64, 0.0f), o(3, 1.0f);
+  x[0] = 0x1p24f;
+  allow(x), allow(y), allow(o);
+  uint64_t px = uint64_t(x.data()), py = uint64_t(y.data()),
+           po = uint64_t(o.data());
+  void *params[] = {&px, &py, &po};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(o[0], 0x1p24f + 62);
+  const std::pair<int, int> scanned[] = {{1, 0},   {3, 4},   {31, 32},
+                                         {35, 32}, {36, 36}, {63, 60}};
+  for (auto [at, above] : scanned)
+    EXPECT_EQ(y[at], 0x1p24f + float(above)) << at;
+  EXPECT_EQ(o[1], 0.0f);
+  EXPECT_TRUE(std::signbit(o[1]));
+  EXPECT_EQ(o[2], 1.0f);
+}
+
+TEST_F(InterpreterTest, SortRunsTheLoweringsNetwork) {
+  // Without a register layout, the scratch network: a NaN key compares
+  // with nothing and stays where the exchanges leave it, ties come out in
+  // the network's order. With one, the register network only merges the
+  // promised runs of 2, so the broken run [2, 0] stays broken.
+  mlir::func::FuncOp k = parse(R"mlir(
+    #w = #tile.blocked<size = [2], threads = [32], warps = [1], order = [0]>
+    func.func @k(%keys: !tile.ptr<f32>, %idx: !tile.ptr<i32>,
+                 %runs: !tile.ptr<i32>) attributes {tile.kernel} {
+      %kv = tile.make_view %keys[8] strides[1] : !tile.view<?xf32>
+      %iv = tile.make_view %idx[8] strides[1] : !tile.view<?xi32>
+      %rv = tile.make_view %runs[64] strides[1] : !tile.view<?xi32>
+      %k = tile.load %kv[0] : tensor<8xf32>
+      %i = tile.iota : tensor<8xi32>
+      %sk, %si = tile.sort %k, %i along 0 : tensor<8xf32>, tensor<8xi32>
+      tile.store %sk, %kv[0] : tensor<8xf32>
+      tile.store %si, %iv[0] : tensor<8xi32>
+      %r = tile.load %rv[0] : tensor<64xi32, #w>
+      %rs = tile.sort %r along 0 runs 2 : tensor<64xi32, #w>
+      tile.store %rs, %rv[0] : tensor<64xi32, #w>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> keys = {2, NAN, 1, 2, 0.5f, 2, 3, 1};
+  std::vector<int32_t> idx(8, -1), runs(64);
+  for (int i = 0; i < 64; ++i)
+    runs[i] = i;
+  runs[0] = 2, runs[1] = 0, runs[2] = 1;
+  allow(keys), allow(idx), allow(runs);
+  uint64_t pk = uint64_t(keys.data()), pi = uint64_t(idx.data()),
+           pr = uint64_t(runs.data());
+  void *params[] = {&pk, &pi, &pr};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(idx, (std::vector<int32_t>{2, 1, 4, 0, 7, 5, 3, 6}));
+  const float sorted[] = {1, NAN, 0.5f, 2, 1, 2, 2, 3};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_TRUE(i == 1 ? std::isnan(keys[i]) : keys[i] == sorted[i]) << i;
+  EXPECT_EQ(std::vector<int32_t>(runs.begin(), runs.begin() + 4),
+            (std::vector<int32_t>{0, 2, 1, 3}));
+}
+
+TEST_F(InterpreterTest, AtomicsCountsAndPaddingAsTheLoweringComputes) {
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%a: !tile.ptr<f32>, %h: !tile.ptr<i32>, %b: !tile.ptr<i1>,
+                 %p: !tile.ptr<i32>)
+        attributes {tile.kernel} {
+      %av = tile.make_view %a[3] strides[1] : !tile.view<?xf32>
+      %hv = tile.make_view %h[256] strides[1] : !tile.view<?xi32>
+      %bv = tile.make_view %b[4] strides[1] : !tile.view<?xi1>
+      %pv = tile.make_view %p[4] strides[1] : !tile.view<?xi32>
+      // max.f32 in a compare-and-swap loop ignores a NaN; atom.add.f32
+      // flushes subnormals.
+      %i01 = arith.constant dense<[0, 1]> : tensor<2xi32>
+      %mx = arith.constant dense<[0x7FC00000, 2.0]> : tensor<2xf32>
+      %old = tile.atomic max %av[%i01], %mx
+          : !tile.view<?xf32>[tensor<2xi32>], tensor<2xf32>
+      %i2 = arith.constant dense<2> : tensor<1xi32>
+      %tiny = arith.constant dense<1.0e-40> : tensor<1xf32>
+      %old2 = tile.atomic add %av[%i2], %tiny
+          : !tile.view<?xf32>[tensor<1xi32>], tensor<1xf32>
+      // Bins compare unsigned at their width: an i8 -57 is bin 199 of 200,
+      // -1 (255) is past the end.
+      %d = arith.constant dense<[-57, -57, 3, -1]> : tensor<4xi8>
+      %bins = tile.alloc_shared : !tile.smem<200xi32>
+      %c0 = arith.constant 0 : i32
+      %zeros = arith.constant dense<0> : tensor<256xi32>
+      tile.store_shared %zeros, %bins[%c0] : tensor<256xi32>, !tile.smem<200xi32>
+      tile.histogram_add %d, %bins : tensor<4xi8>, !tile.smem<200xi32>
+      %hist = tile.load_shared %bins[%c0] pad -1 : i32 : !tile.smem<200xi32>
+          -> tensor<256xi32>
+      tile.store %hist, %hv[0] : tensor<256xi32>
+      // An i1 padding of 1 is true.
+      %none = arith.constant dense<false> : tensor<4xi1>
+      %pad = tile.load %bv[0] mask %none pad 1 : tensor<4xi1>
+      %true = arith.constant dense<true> : tensor<4xi1>
+      %eq = arith.cmpi eq, %pad, %true : tensor<4xi1>
+      %eqi = arith.extui %eq : tensor<4xi1> to tensor<4xi32>
+      tile.store %eqi, %pv[0] : tensor<4xi32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> a = {1.0f, NAN, 0.0f};
+  std::vector<int32_t> h(256, 7), p(4, -1);
+  std::vector<uint8_t> b(4, 0);
+  allow(a), allow(h), allow(b), allow(p);
+  uint64_t pa = uint64_t(a.data()), ph = uint64_t(h.data()),
+           pb = uint64_t(b.data()), pp = uint64_t(p.data());
+  void *params[] = {&pa, &ph, &pb, &pp};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(a[0], 1.0f);
+  EXPECT_EQ(a[1], 2.0f);
+  EXPECT_EQ(a[2], 0.0f);
+  for (int i = 0; i < 256; ++i)
+    EXPECT_EQ(h[i], i >= 200 ? -1 : i == 199 ? 2 : i == 3 ? 1 : 0) << i;
+  EXPECT_EQ(p, std::vector<int32_t>(4, 1));
+}
+
+TEST_F(InterpreterTest, MathAsTheLoweringApproximatesIt) {
+  // exp is ex2.approx.ftz of x·log2(e) rounded to f32; log flushes a
+  // subnormal argument; remf is NVPTX's x - trunc(x / y)·y, not fmod.
+  // (The approximations' own error of an ulp or two is not modelled.)
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%y: !tile.ptr<f32>) attributes {tile.kernel} {
+      %yv = tile.make_view %y[6] strides[1] : !tile.view<?xf32>
+      %x = arith.constant dense<[-100.0, -20.0]> : tensor<2xf32>
+      %e = math.exp %x : tensor<2xf32>
+      tile.store %e, %yv[0] : tensor<2xf32>
+      %s = arith.constant dense<1.0e-40> : tensor<1xf32>
+      %l = math.log %s : tensor<1xf32>
+      tile.store %l, %yv[2] : tensor<1xf32>
+      %a = arith.constant dense<1.0e8> : tensor<1xf32>
+      %b = arith.constant dense<3.0> : tensor<1xf32>
+      %r = arith.remf %a, %b : tensor<1xf32>
+      tile.store %r, %yv[3] : tensor<1xf32>
+      // maxnumf is max.f32: a NaN is ignored, +0 is above -0.
+      %p = arith.constant dense<[0x7FC00000, -0.0]> : tensor<2xf32>
+      %q = arith.constant dense<[1.0, 0.0]> : tensor<2xf32>
+      %m = arith.maxnumf %p, %q : tensor<2xf32>
+      tile.store %m, %yv[4] : tensor<2xf32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<float> y(6, 1.0f);
+  allow(y);
+  uint64_t py = uint64_t(y.data());
+  void *params[] = {&py};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], float(std::exp2(double(-20.0f * 1.44269504f))));
+  EXPECT_NE(y[1], float(std::exp(-20.0)));
+  EXPECT_EQ(y[2], -INFINITY);
+  EXPECT_EQ(y[3], -2.0f);
+  EXPECT_EQ(y[4], 1.0f);
+  EXPECT_EQ(y[5], 0.0f);
+  EXPECT_FALSE(std::signbit(y[5]));
 }
 
 TEST_F(InterpreterTest, OpsItDoesNotModelAreNamed) {

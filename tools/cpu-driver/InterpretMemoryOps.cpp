@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -37,13 +38,21 @@ bool ProgramRunner::initialized(Operation *op, uint64_t addr, unsigned bytes) {
                       " that nothing wrote (uninitialized memory)");
 }
 
+/// Whether `coord` lies in an extent `size` of a view, compared as the
+/// lowering does: unsigned in 64 bits, so a negative coordinate is out and
+/// a negative extent lets every other one in (to be caught by the
+/// allocation check).
+static bool inBounds(int64_t coord, int64_t size) {
+  return uint64_t(coord) < uint64_t(size);
+}
+
 bool ProgramRunner::readView(Operation *op, const View &v,
                              ArrayRef<int64_t> coords, Tile &out, int64_t k,
                              bool padded, double padF, int64_t padI) {
   bool inside = coords.size() == v.sizes.size();
   int64_t offset = 0;
   for (size_t d = 0; inside && d < coords.size(); ++d) {
-    if (coords[d] < 0 || coords[d] >= v.sizes[d])
+    if (!inBounds(coords[d], v.sizes[d]))
       inside = false;
     else
       offset += coords[d] * v.strides[d];
@@ -73,7 +82,7 @@ uint64_t ProgramRunner::addressOf(const View &v, ArrayRef<int64_t> coords) {
     return 0;
   int64_t offset = 0;
   for (size_t d = 0; d < coords.size(); ++d) {
-    if (coords[d] < 0 || coords[d] >= v.sizes[d])
+    if (!inBounds(coords[d], v.sizes[d]))
       return 0;
     offset += coords[d] * v.strides[d];
   }
@@ -107,7 +116,28 @@ void ProgramRunner::padding(std::optional<TypedAttr> attr, double &f,
   if (auto fa = dyn_cast<FloatAttr>(*attr))
     f = fa.getValueAsDouble();
   else if (auto ia = dyn_cast<IntegerAttr>(*attr))
-    i = ia.getValue().getSExtValue(), f = double(i);
+    i = normalize(ia.getValue().getSExtValue(), intWidth(ia.getType())),
+    f = double(i);
+}
+
+/// A float atomic's new value. max and min are the max.f32 and min.f32 of
+/// NVPTX's compare-and-swap loop, which ignore a NaN (unlike
+/// arith.maximumf); f32 adds are atom.add.f32, which on global memory
+/// flushes subnormal inputs and results to zero.
+static double atomicFloat(CombineKind kind, Type type, double prev,
+                          double value) {
+  switch (kind) {
+  case CombineKind::Max:
+    return maxNumF(prev, value);
+  case CombineKind::Min:
+    return minNumF(prev, value);
+  case CombineKind::Add:
+    if (type.isF32())
+      return flushF32(float(flushF32(prev) + flushF32(value)));
+    return prev + value;
+  default:
+    return combineFloat(kind, prev, value);
+  }
 }
 
 bool ProgramRunner::gather(Operation *op, const View &v,
@@ -161,6 +191,7 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
                                     intWidth(buffer->element)));
     buffer->pendingCopies.assign(buffer->shape.empty() ? 1 : buffer->shape[0],
                                  0);
+    buffer->issuedCopies.assign(buffer->pendingCopies.size(), 0);
     set(alloc.getResult(), buffer.get());
     sharedBuffers.push_back(std::move(buffer));
     return true;
@@ -209,9 +240,12 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
     SharedBuffer &buffer = shared(add.getBuffer());
     const Tile &src = tile(add.getSrc());
     const Tile *mask = add.getMask() ? &tile(add.getMask()) : nullptr;
+    unsigned w = intWidth(add.getSrc().getType());
     for (int64_t k = 0, n = src.size(); k < n; ++k) {
-      int64_t bin = src.i[k];
-      if ((mask && !mask->i[k]) || bin < 0 || bin >= int64_t(buffer.i.size()))
+      // The bin is compared unsigned at the value's width, as the lowering
+      // does (an i8 -1 is bin 255).
+      uint64_t bin = zext(src.i[k], w);
+      if ((mask && !mask->i[k]) || bin >= buffer.i.size())
         continue;
       buffer.i[bin] = normalize(buffer.i[bin] + 1, 32);
     }
@@ -259,6 +293,7 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
         return false;
     }
     ++buffer.pendingCopies[stage];
+    ++buffer.issuedCopies[stage];
     uncommitted.push_back({&buffer, stage, std::move(data)});
     return true;
   }
@@ -280,6 +315,7 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
       return fail(op, "reads stage " + Twine(stage) +
                           " while a copy into it is still in flight (no "
                           "async_wait retired it)");
+    stageReads[load.getResult()] = {&buffer, stage, buffer.issuedCopies[stage]};
     Tile r = makeTile(resultType);
     int64_t n = r.size(), base = stage * n;
     if (!r.f.empty())
@@ -401,7 +437,7 @@ bool ProgramRunner::runMemoryOp(Operation *op, bool &handled) {
         double prev = loadFloat(p, v.element);
         old.f[k] = prev;
         storeFloat(p, v.element,
-                   combineFloat(atomic.getKind(), prev, value.f[k]));
+                   atomicFloat(atomic.getKind(), v.element, prev, value.f[k]));
       } else {
         int64_t prev = loadInt(p, v.element);
         old.i[k] = prev;

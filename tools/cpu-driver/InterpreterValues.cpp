@@ -86,6 +86,12 @@ double tf32(double x, bool truncate) {
   return f;
 }
 
+double flushF32(double x) {
+  if (x != 0 && std::fabs(x) < double(std::numeric_limits<float>::min()))
+    return std::copysign(0.0, x);
+  return x;
+}
+
 unsigned byteSize(Type type) {
   if (isa<PtrType>(type) || type.isIndex())
     return 8;
@@ -203,6 +209,22 @@ double maximumF(double a, double b) {
 double minimumF(double a, double b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<double>::quiet_NaN();
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+double maxNumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) ? b : a;
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+double minNumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::isnan(a) ? b : a;
   if (a == 0 && b == 0)
     return std::signbit(a) ? a : b;
   return a < b ? a : b;

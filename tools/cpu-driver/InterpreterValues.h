@@ -42,6 +42,15 @@ struct Tile {
   }
 };
 
+/// Element `k` of `from` copied into element `at` of `to` (tiles of one
+/// element kind).
+inline void copyElement(Tile &to, int64_t at, const Tile &from, int64_t k) {
+  if (!to.f.empty())
+    to.f[at] = from.f[k];
+  else
+    to.i[at] = from.i[k];
+}
+
 struct View {
   uint64_t base = 0;
   mlir::Type element;
@@ -55,7 +64,8 @@ struct SharedBuffer {
   llvm::SmallVector<int64_t> shape;
   std::vector<double> f;
   std::vector<int64_t> i;
-  std::vector<int> pendingCopies; // per stage (leading dimension)
+  std::vector<int> pendingCopies;     // per stage (leading dimension)
+  std::vector<uint64_t> issuedCopies; // per stage, ever
 };
 
 using RtValue = std::variant<Tile, View, SharedBuffer *>;
@@ -78,6 +88,10 @@ int64_t normalize(int64_t v, unsigned width);
 /// `v` zero-extended from its low `width` bits.
 uint64_t zext(int64_t v, unsigned width);
 
+/// `v` (normalized to `width` bits) as a signed number: i1's 1 is -1, as
+/// signed ops (extsi, sitofp, cmpi slt, maxsi) read it.
+inline int64_t sext(int64_t v, unsigned width) { return width == 1 ? -v : v; }
+
 /// `x` rounded to float type `type` (round to nearest even).
 double roundTo(double x, mlir::Type type);
 
@@ -85,6 +99,10 @@ double roundTo(double x, mlir::Type type);
 /// rounded to nearest, ties away from zero, or with `truncate` the low bits
 /// dropped.
 double tf32(double x, bool truncate);
+
+/// `x` with f32 subnormals flushed to zero of its sign, as the .ftz forms
+/// of PTX instructions treat their inputs and results.
+double flushF32(double x);
 
 /// Bytes of an element of `type` in memory.
 unsigned byteSize(mlir::Type type);
@@ -114,7 +132,12 @@ void unflatten(int64_t flat, llvm::ArrayRef<int64_t> shape,
 double maximumF(double a, double b);
 double minimumF(double a, double b);
 
-/// The identity of `kind` (reductions and scans start from it).
+/// PTX max.f32 and min.f32 (arith.maxnumf and minnumf, and the float
+/// atomics): a NaN operand is ignored, +0 above -0.
+double maxNumF(double a, double b);
+double minNumF(double a, double b);
+
+/// The identity of `kind` (scans start from it).
 int64_t identityInt(mlir::tile::CombineKind kind);
 double identityFloat(mlir::tile::CombineKind kind);
 

@@ -2,6 +2,7 @@
 
 #include "tools/cpu-driver/KernelLibrary.h"
 
+#include "dialect/TargetInfo.h"
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 #include "tools/common/Registration.h"
@@ -37,11 +38,14 @@ KernelLibrary::load(const std::vector<std::string> &files,
       os << "cannot parse " << file << "\n";
       return nullptr;
     }
-    // The passes emit-ptx runs, up to the per-thread lowering; no TMA, which
-    // the interpreter does not model.
+    // The passes emit-ptx runs with its defaults, up to the per-thread
+    // lowering. TMA is turned off only where the target has it (the
+    // interpreter does not model it): the option also gives tile-pipeline-
+    // loads the target, whose shared memory sizes the rings.
     tile::TileToPTXOptions options;
     options.target = target;
-    options.tma = false;
+    std::optional<tile::TargetInfo> info = tile::TargetInfo::get(target);
+    options.tma = !info || !info->hasTma();
     PassManager pm(library->context.get());
     pm.addPass(tile::createTileInstantiate({target}));
     tile::buildTileLevelPipeline(pm, options);

@@ -39,6 +39,15 @@ struct PendingCopy {
   Tile data;
 };
 
+/// A tile.load_stage's stage, with the copies issued into it by then: the
+/// dots read the stage in place, so no copy may be issued into it before
+/// they run.
+struct StageRead {
+  SharedBuffer *buffer;
+  int64_t stage;
+  uint64_t issuedCopies;
+};
+
 /// Runs one program of a launch, to completion.
 class ProgramRunner {
 public:
@@ -63,6 +72,7 @@ private:
   std::vector<std::unique_ptr<SharedBuffer>> sharedBuffers;
   std::vector<PendingCopy> uncommitted;
   std::vector<std::vector<PendingCopy>> groups; // oldest first
+  llvm::DenseMap<mlir::Value, StageRead> stageReads;
 
   /// Sets `error` to `message`, located at `op` and this program; returns
   /// false.
