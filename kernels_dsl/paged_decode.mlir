@@ -16,10 +16,16 @@
 //    which reads zeros (no stale cache read, and no read at all for the
 //    steps the ring copies past the loop's end);
 //  - K and V are tile.gathers of those rows (16-byte runs: the row index is
-//    constant along D). tile-pipeline-loads stages both through a cp.async
-//    ring of tile.num_stages stages (4 for D = 64, 3 for D = 128: 16 and
-//    32 KiB a stage), copies running num_stages - 1 steps ahead of the
-//    dots, which read K (transposed) and V (with ldmatrix.trans) in place;
+//    constant along D), and Q is loaded in the loop too, so that
+//    tile-pipeline-loads stages all three through a cp.async ring of
+//    tile.num_stages stages (4 for D = 64, 2 for D = 128: 18 and 36 KiB a
+//    stage), copies running num_stages - 1 steps ahead of the dots, which
+//    read Q, K (transposed) and V (with ldmatrix.trans) in place. Q from
+//    the ring costs one 4 KiB copy per step from L2 and saves restaging a
+//    register tile (two barriers a step); two stages at D = 128 let three
+//    programs share an SM. On the H200 (bench/RESULTS.md, 2026-12-05) this
+//    took the D = 128 deck shapes 1-14% below three stages with Q in
+//    registers;
 //  - S = Q·Kᵀ on mma.sync (bf16, fp32 accumulation), scaled, masked to -inf
 //    past the split's span (and the length); online softmax in fp32
 //    (running max m, rescaled sum l and accumulator); P in bf16 registers,
@@ -106,7 +112,6 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %kvv = tile.make_view %kv[%kvRows, 128] strides[128, 1] : !tile.view<?x?xbf16>
   %btv = tile.make_view %block_table[%B, %W] strides[%W, 1]
       : !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, 0] : tensor<16x64xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row64>
   %bT = tile.splat %b : tensor<64xi32, #row64>
@@ -137,6 +142,8 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       iter_args(%m = %m0, %l = %l0, %acc = %acc0)
       -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
           tensor<16x64xf32, #mma>) : i32 {
+    // The query, re-read each step: the ring holds it beside K and V.
+    %qt = tile.load %qv[%qrow, 0] : tensor<16x64xbf16>
     // Cache rows of the 64 tokens, in the layout the K/V gathers read.
     %tT = tile.splat %t : tensor<64xi32, #row64>
     %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row64>
@@ -343,7 +350,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %tickets: !tile.ptr<i32>, %out: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 2 : i32} {
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32
@@ -386,7 +393,6 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %kvv = tile.make_view %kv[%kvRows, 256] strides[256, 1] : !tile.view<?x?xbf16>
   %btv = tile.make_view %block_table[%B, %W] strides[%W, 1]
       : !tile.view<?x?xi32>
-  %qt = tile.load %qv[%qrow, 0] : tensor<16x128xbf16>
 
   %iotaT = tile.iota : tensor<64xi32, #row128>
   %bT = tile.splat %b : tensor<64xi32, #row128>
@@ -417,6 +423,8 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       iter_args(%m = %m0, %l = %l0, %acc = %acc0)
       -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
           tensor<16x128xf32, #mma>) : i32 {
+    // The query, re-read each step: the ring holds it beside K and V.
+    %qt = tile.load %qv[%qrow, 0] : tensor<16x128xbf16>
     // Cache rows of the 64 tokens, in the layout the K/V gathers read.
     %tT = tile.splat %t : tensor<64xi32, #row128>
     %tok = arith.addi %iotaT, %tT : tensor<64xi32, #row128>

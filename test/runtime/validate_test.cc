@@ -813,9 +813,13 @@ TEST(KdaValidation, RefusesSegmentsTheGridCannotHold) {
 TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
   // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages.
   EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);
-  // 256 pairs of 128 pages: one program per pair would take 128 pages;
-  // spans of 64, the most.
-  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 64);
+  // 256 pairs of 128 pages fill the grid unsplit: one span of the whole
+  // table, however long (rounded up to whole steps).
+  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 128);
+  EXPECT_EQ(PagedDecodePagesPerSplit(64, 8, 1, 1001), 1004);
+  EXPECT_EQ(PagedDecodePagesPerSplit(256, 1, 1, 3), 16);
+  // 255 pairs: two spans, of at most 64 pages.
+  EXPECT_EQ(PagedDecodePagesPerSplit(255, 1, 1, 1000), 64);
   // 32 pairs of 256 pages: 8 spans of 32.
   EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 32);
   // 128 pairs of 96 pages: 2 spans of 48.
