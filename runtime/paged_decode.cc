@@ -23,10 +23,11 @@ constexpr int64_t kHeadsPerProgram = 16;
 constexpr int64_t kPagesPerStep = 4;
 // Programs to aim for, and the span of pages one takes: measured on the
 // H200 over the deck shapes (bench_decode.py's sweep of the kernel that
-// stages K/V through a cp.async ring), the best span of every shape is
-// what about 2 programs per SM give, within 16 to 64 pages (4 to 16
-// steps): (32, 2048) 64 pages 91.5 us against 102.2 at 32; (4, 4096) 32
-// pages 37.0 against 47.2 at 16; (8, 1024) and the D = 64 shape 16.
+// stages K/V through a cp.async ring), the best span of every split shape
+// is what about 2 programs per SM give, within 16 to 64 pages (4 to 16
+// steps): (4, 4096) 32 pages 35.9 us against 46.1 at 16; (8, 1024) and
+// the D = 64 shape 16. A shape that fills the grid unsplit takes one span
+// (below).
 constexpr int64_t kTargetPrograms = 256;
 constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
 
