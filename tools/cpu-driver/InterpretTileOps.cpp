@@ -25,6 +25,20 @@ namespace tilec::cpu::detail {
 
 namespace {
 
+/// A row-major tile as lines along `dim`: `outer` × `inner` lines of
+/// `extent` elements, element e of line (o, in) at (o·extent + e)·inner +
+/// in. What reductions, scans and sorts walk.
+void linesAlong(ArrayRef<int64_t> shape, unsigned dim, int64_t &extent,
+                int64_t &inner, int64_t &outer) {
+  extent = shape[dim];
+  inner = 1;
+  for (size_t d = dim + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  outer = 1;
+  for (size_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+}
+
 /// How the register lowering spreads dimension `dim` of a tile over the
 /// threads: `warps` warps of `lanes` lanes, each holding `perThread`
 /// elements, `size` consecutive ones per repeat of the CTA's coverage.
@@ -316,11 +330,8 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
     unsigned dim = reduce.getDim();
     CombineKind kind = reduce.getKind();
     Tile r = makeTile(resultType);
-    int64_t extent = src.shape[dim];
-    int64_t inner = 1;
-    for (size_t d = dim + 1; d < src.shape.size(); ++d)
-      inner *= src.shape[d];
-    int64_t outer = src.size() / (extent * inner);
+    int64_t extent, inner, outer;
+    linesAlong(src.shape, dim, extent, inner, outer);
     bool isFloat = !src.f.empty();
     Type srcElem = elementOf(reduce.getSrc().getType());
     unsigned w = intWidth(srcElem);
@@ -354,11 +365,8 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
     unsigned dim = scan.getDim();
     CombineKind kind = scan.getKind();
     Tile r = src;
-    int64_t extent = src.shape[dim];
-    int64_t inner = 1;
-    for (size_t d = dim + 1; d < src.shape.size(); ++d)
-      inner *= src.shape[d];
-    int64_t outer = src.size() / (extent * inner);
+    int64_t extent, inner, outer;
+    linesAlong(src.shape, dim, extent, inner, outer);
     bool isFloat = !src.f.empty();
     unsigned w = intWidth(elem);
     std::optional<DimThreads> threads =
@@ -391,11 +399,8 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
     const Tile &keys = tile(sort.getKeys());
     unsigned dim = sort.getDim();
     bool descending = sort.getDescending();
-    int64_t extent = keys.shape[dim];
-    int64_t inner = 1;
-    for (size_t d = dim + 1; d < keys.shape.size(); ++d)
-      inner *= keys.shape[d];
-    int64_t outer = keys.size() / (extent * inner);
+    int64_t extent, inner, outer;
+    linesAlong(keys.shape, dim, extent, inner, outer);
     bool isFloat = !keys.f.empty();
     SmallVector<Tile> results;
     results.push_back(keys);
