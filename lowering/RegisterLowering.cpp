@@ -236,17 +236,43 @@ struct ReduceLowering : public OpConversionPattern<ReduceOp> {
     unsigned dim = op.getDim();
     unsigned bd = src->tileDims[dim];
     CombineKind kind = op.getKind();
-    if (src->wraps(bd) && !isIdempotent(kind))
-      return op.emitOpError("reduces a tile narrower than the CTA along "
-                            "dimension ")
-             << dim << "; replicated elements would be counted twice";
     if (srcType.getElementType().isInteger(1))
       return op.emitOpError("reductions of i1 tiles are not supported; "
                             "extend to i32 first");
     Location loc = op.getLoc();
     Distribution result = getReducedDistribution(*src, dim);
-    ValueRange values = adaptor.getSrc();
+    SmallVector<Value> values(adaptor.getSrc());
     BlockedLayoutAttr blocked = src->blocked;
+
+    // 0. A tile narrower than the CTA along the dimension has replicas
+    // there (coordinates past the extent wrap onto owned elements). Max,
+    // min, and, or do not mind; the other kinds take the identity in place
+    // of a replica, so that each element counts once. -0.0 for float sums
+    // keeps a sum of -0s at -0.
+    if (src->wraps(bd) && !isIdempotent(kind)) {
+      Type type = values.front().getType();
+      Value identity =
+          kind == CombineKind::Add && isa<FloatType>(type)
+              ? arith::ConstantOp::create(
+                    rewriter, loc,
+                    rewriter.getFloatAttr(
+                        type, llvm::APFloat::getZero(
+                                  cast<FloatType>(type).getFloatSemantics(),
+                                  /*Negative=*/true)))
+                    .getResult()
+              : getIdentity(rewriter, loc, kind, type);
+      ThreadPosition pos = getThreadPosition(rewriter, loc, *src);
+      for (auto [e, value] : llvm::enumerate(values)) {
+        Value coord = pos.base[bd];
+        if (int64_t offset = src->offsets(e)[bd])
+          coord = LLVM::AddOp::create(rewriter, loc, coord,
+                                      i32Const(rewriter, loc, offset));
+        Value owned = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::ult, coord,
+            i32Const(rewriter, loc, src->blockedShape[bd]));
+        value = arith::SelectOp::create(rewriter, loc, owned, value, identity);
+      }
+    }
 
     // 1. Inside the thread.
     SmallVector<Value> partial;

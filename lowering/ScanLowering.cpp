@@ -5,7 +5,8 @@
 // every CTA coverage. Each run is scanned in the thread, the run totals are
 // scanned across lanes with shfl.up (shfl.down when reversed), and the
 // per-(run, warp) totals meet in shared scratch, where every thread combines
-// the totals that precede its own.
+// the totals that precede its own. A tile narrower than the CTA along the
+// dimension is scanned as independent segments, one per set of replicas.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,10 +38,6 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
       return failure();
     unsigned dim = op.getDim();
     unsigned bd = dist->tileDims[dim];
-    if (dist->wraps(bd))
-      return op.emitOpError("scans a tile narrower than the CTA along "
-                            "dimension ")
-             << dim << "; use fewer warps or a longer tile";
     if (srcType.getElementType().isInteger(1))
       return op.emitOpError("scans of i1 tiles are not supported; extend "
                             "to i32 first");
@@ -57,7 +54,20 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
     int64_t lanes = blocked.getThreadsPerWarp()[bd];
     int64_t warps = blocked.getWarpsPerCTA()[bd];
     int64_t laneStride = dist->laneStride(bd);
-    int64_t chunks = reps * warps;
+    // A tile narrower than the CTA along the dimension wraps: coordinates
+    // repeat every `extent`, so the threads form independent segments of
+    // `extent` consecutive coordinates (a run of `size` elements, then
+    // lanes, then warps), each scanned on its own: a thread's elements
+    // restart every `extent`, and the lane and warp steps stay inside
+    // `segLanes` lanes and `segWarps` warps. Without wrapping the segment
+    // is the whole CTA.
+    int64_t extent = dist->blockedShape[bd];
+    int64_t segElems = std::min(size, extent);
+    int64_t segLanes = size >= extent ? 1 : std::min(lanes, extent / size);
+    int64_t segWarps = size * lanes >= extent
+                           ? (dist->wraps(bd) ? 1 : warps)
+                           : std::min(warps, extent / (size * lanes));
+    int64_t chunks = reps * segWarps;
     Distribution rows = getReducedDistribution(*dist, dim);
 
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
@@ -66,6 +76,12 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
         LLVM::UDivOp::create(b, loc, pos.lane, i32Const(b, loc, laneStride)),
         i32Const(b, loc, lanes));
     Value warpIdx = pos.warpIndex[bd];
+    // The lane's place in its segment.
+    Value segLane = segLanes == lanes
+                        ? laneIdx
+                        : LLVM::AndOp::create(b, loc, laneIdx,
+                                              i32Const(b, loc, segLanes - 1))
+                              .getResult();
     Value identity = getIdentity(b, loc, kind, type);
     auto combine = [&](Value lhs, Value rhs) {
       return combineValues(b, loc, kind, lhs, rhs);
@@ -78,7 +94,7 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
     NVVM::ShflKind towards =
         reverse ? NVVM::ShflKind::down : NVVM::ShflKind::up;
     unsigned clamp = reverse ? 0x1f : 0;
-    int64_t firstLane = reverse ? lanes - 1 : 0;
+    int64_t firstLane = reverse ? segLanes - 1 : 0;
     int64_t lastLane = reverse ? 0 : lanes - 1;
 
     // Per (row, rep): in-thread prefixes, and the lane-exclusive and warp
@@ -98,26 +114,28 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           int64_t s = reverse ? size - 1 - i : i;
           local[bd] = q * size + s;
           Value v = values[dist->elementOf(local)];
+          if (i % segElems == 0)
+            acc = Value();
           exclusive[rq][s] = acc ? acc : identity;
           acc = acc ? combine(acc, v) : v;
           inclusive[rq][s] = acc;
         }
         Value x = acc;
-        for (int64_t off = 1; off < lanes; off *= 2) {
+        for (int64_t off = 1; off < segLanes; off *= 2) {
           Value y = shuffle(b, loc, x, towards,
                             i32Const(b, loc, off * laneStride), clamp);
           Value inRange =
-              reverse
-                  ? icmp(b, loc, LLVM::ICmpPredicate::ult, laneIdx, lanes - off)
-                  : icmp(b, loc, LLVM::ICmpPredicate::uge, laneIdx, off);
+              reverse ? icmp(b, loc, LLVM::ICmpPredicate::ult, segLane,
+                             segLanes - off)
+                      : icmp(b, loc, LLVM::ICmpPredicate::uge, segLane, off);
           x = select(inRange, combine(y, x), x);
         }
         laneExcl[rq] = identity;
-        if (lanes > 1) {
+        if (segLanes > 1) {
           Value y =
               shuffle(b, loc, x, towards, i32Const(b, loc, laneStride), clamp);
           laneExcl[rq] =
-              select(icmp(b, loc, LLVM::ICmpPredicate::eq, laneIdx, firstLane),
+              select(icmp(b, loc, LLVM::ICmpPredicate::eq, segLane, firstLane),
                      identity, y);
         }
         warpTotal[rq] = x;
@@ -178,11 +196,18 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
             total = total ? combine(total, v) : v;
             if (warps == 1)
               continue;
-            // Warp w precedes this one in scan order.
+            // Warp w precedes this one in scan order, in its segment.
             Value earlier = icmp(b, loc,
                                  reverse ? LLVM::ICmpPredicate::ult
                                          : LLVM::ICmpPredicate::ugt,
                                  warpIdx, w);
+            if (segWarps < warps)
+              earlier = LLVM::AndOp::create(
+                  b, loc, earlier,
+                  icmp(b, loc, LLVM::ICmpPredicate::eq,
+                       LLVM::AndOp::create(b, loc, warpIdx,
+                                           i32Const(b, loc, ~(segWarps - 1))),
+                       w & ~(segWarps - 1)));
             before = select(earlier, combine(before, v), before);
           }
           chunkPrefix[r * reps + q] = combine(carry, before);

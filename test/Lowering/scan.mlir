@@ -43,3 +43,52 @@ func.func @scan_max_reverse(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel
   tile.store %s, %v[%c0] : tensor<32xf32>, !tile.view<?xf32>
   return
 }
+
+// -----
+
+// 16 elements over 2 warps: lanes 16-31 and the second warp hold replicas,
+// so each set of 16 lanes scans on its own: four shfl.up steps taken only
+// by lanes whose place in their 16 (lane & 15) is far enough in, one more
+// for the exclusive shift, and no exchange between warps.
+// CHECK-LABEL: llvm.func @scan_replicated_lanes
+// CHECK: %[[LANE:.*]] = llvm.urem
+// CHECK-NEXT: %[[C15:.*]] = llvm.mlir.constant(15 : i32) : i32
+// CHECK-NEXT: %[[SEG:.*]] = llvm.and %[[LANE]], %[[C15]] : i32
+// CHECK: nvvm.shfl.sync  up
+// CHECK: llvm.icmp "uge" %[[SEG]], %{{.*}} : i32
+// CHECK-COUNT-4: nvvm.shfl.sync  up
+// CHECK: llvm.icmp "eq" %[[SEG]], %{{.*}} : i32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+func.func @scan_replicated_lanes(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %t = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<16xi32>
+  %s = tile.scan add %t along 0 : tensor<16xi32>
+  tile.store %s, %v[%c0] : tensor<16xi32>, !tile.view<?xi32>
+  return
+}
+
+// -----
+
+// 64 elements over 4 warps: warps 2 and 3 replicate warps 0 and 1. The
+// lanes scan as usual; between warps, a warp takes the totals of the
+// warps before it in its own pair only (warp & ~1 equal to theirs).
+// CHECK-LABEL: llvm.func @scan_replicated_warps
+// CHECK-COUNT-6: nvvm.shfl.sync  up
+// CHECK: nvvm.shfl.sync  idx
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.barrier0
+// CHECK: %[[M:.*]] = llvm.mlir.constant(-2 : i32) : i32
+// CHECK: llvm.and %{{.*}}, %[[M]] : i32
+// CHECK: llvm.icmp "eq"
+func.func @scan_replicated_warps(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %t = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<64xi32>
+  %s = tile.scan add %t along 0 : tensor<64xi32>
+  tile.store %s, %v[%c0] : tensor<64xi32>, !tile.view<?xi32>
+  return
+}

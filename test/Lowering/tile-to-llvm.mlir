@@ -116,3 +116,26 @@ func.func @noalias_arg(%a: !tile.ptr<f32>, %o: !tile.ptr<f32> {tile.noalias}, %n
   tile.store %t, %w[%c0] : tensor<64xf32>, !tile.view<?xf32>
   return
 }
+
+// -----
+
+// A sum of 64 elements over 4 warps: warps 2 and 3 hold replicas, which
+// take the identity (-0.0, so that a sum of -0s stays -0) before the
+// combine, so that each element counts once.
+// CHECK-LABEL: llvm.func @sum_replicated
+// CHECK-DAG: %[[Z:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK-DAG: %[[E:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK: %[[OWN:.*]] = llvm.icmp "ult" %{{.*}}, %[[E]] : i32
+// CHECK: arith.select %[[OWN]], %{{.*}}, %[[Z]] : f32
+// CHECK-COUNT-5: nvvm.shfl.sync  bfly
+// CHECK: nvvm.barrier0
+func.func @sum_replicated(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %t = tile.load %v[%c0] : !tile.view<?xf32> -> tensor<64xf32>
+  %s = tile.reduce add %t along 0 : tensor<64xf32>
+  %o = tile.splat %s : tensor<1xf32>
+  tile.store %o, %v[%c0] : tensor<1xf32>, !tile.view<?xf32>
+  return
+}

@@ -53,7 +53,10 @@ struct DimThreads {
 };
 
 /// The threads of dimension `dim` of `type`; none where the tile has no
-/// register layout or is replicated along it.
+/// register layout. A tile narrower than the CTA along `dim` wraps: the
+/// lowering combines each set of replicas apart (or with identities in
+/// their place, which is exact), so its values are those of the first set
+/// alone, the threads whose coordinates do not wrap.
 std::optional<DimThreads> getDimThreads(Type type, unsigned dim) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
@@ -62,11 +65,17 @@ std::optional<DimThreads> getDimThreads(Type type, unsigned dim) {
   if (failed(dist))
     return std::nullopt;
   unsigned bd = dist->tileDims[dim];
-  if (dist->wraps(bd))
-    return std::nullopt;
-  return DimThreads{dist->blocked.getSizePerThread()[bd],
-                    dist->blocked.getThreadsPerWarp()[bd],
-                    dist->blocked.getWarpsPerCTA()[bd], dist->perThread[bd]};
+  int64_t size = dist->blocked.getSizePerThread()[bd],
+          lanes = dist->blocked.getThreadsPerWarp()[bd],
+          warps = dist->blocked.getWarpsPerCTA()[bd];
+  if (!dist->wraps(bd))
+    return DimThreads{size, lanes, warps, dist->perThread[bd]};
+  int64_t extent = dist->blockedShape[bd];
+  if (size >= extent)
+    return DimThreads{extent, 1, 1, extent};
+  if (size * lanes >= extent)
+    return DimThreads{size, extent / size, 1, size};
+  return DimThreads{size, lanes, extent / (size * lanes), size};
 }
 
 /// A float reduction of `at(0 .. extent)` as ReduceLowering combines it:
