@@ -282,7 +282,9 @@ struct AsyncCopyLowering : public OpConversionPattern<AsyncCopyOp> {
 /// iotas and broadcasts, as for tile.gather); a row outside the view
 /// (a masked token's row -1, say) then copies zero bytes, which zero-fills
 /// the chunk without reading memory. Any other run moves element by
-/// element, out-of-bounds coordinates reading zero.
+/// element, out-of-bounds coordinates reading zero. When every run of the
+/// thread qualifies (an aligned view, columns in range: the usual case)
+/// one branch takes them all to cp.async, with no branch per run.
 struct AsyncGatherLowering : public OpConversionPattern<AsyncGatherOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -367,29 +369,54 @@ struct AsyncGatherLowering : public OpConversionPattern<AsyncGatherOp> {
                             sharedAt(ob, l, coords[0], coords[1]));
     };
 
+    if (vec == 1) {
+      for (int64_t e = 0, n = dist->numElements(); e < n; ++e)
+        copyElement(b, loc, e, getElementCoords(b, loc, *dist, pos, e));
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // Whether the view's base and row stride keep every 16-byte-aligned
+    // column run aligned: one test for the whole gather.
+    Value viewAligned = LLVM::AndOp::create(
+        b, loc, unitStride,
+        LLVM::AndOp::create(
+            b, loc,
+            LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                 LLVM::AndOp::create(b, loc, baseInt, c64(15)),
+                                 c64(0)),
+            LLVM::ICmpOp::create(
+                b, loc, LLVM::ICmpPredicate::eq,
+                LLVM::AndOp::create(
+                    b, loc, LLVM::MulOp::create(b, loc, rowStride, c64(eb)),
+                    c64(15)),
+                c64(0))));
+    struct Chunk {
+      int64_t e;
+      SmallVector<Value> coords;
+      Value src, dst, bytes, fast;
+    };
+    SmallVector<Chunk> chunkList;
+    Value allFast = viewAligned;
     for (int64_t e = 0, n = dist->numElements(); e < n; e += vec) {
-      SmallVector<Value> coords = getElementCoords(b, loc, *dist, pos, e);
-      if (vec == 1) {
-        copyElement(b, loc, e, coords);
-        continue;
-      }
+      Chunk chunk{e, getElementCoords(b, loc, *dist, pos, e), {}, {}, {}, {}};
       Value row = LLVM::SExtOp::create(b, loc, i64, rowIdx[e]);
       Value col = LLVM::SExtOp::create(b, loc, i64, colIdx[e]);
       Value lastCol = LLVM::AddOp::create(b, loc, col, c64(vec - 1));
-      Value fast = LLVM::AndOp::create(
-          b, loc, unitStride,
-          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, lastCol,
-                               cols));
-      fast = LLVM::AndOp::create(
-          b, loc, fast,
+      // The run is vec consecutive columns of one row inside the view's
+      // columns (folds for index tiles built from iotas).
+      Value columns =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, lastCol, cols);
+      columns = LLVM::AndOp::create(
+          b, loc, columns,
           LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, col, c64(0)));
       for (int64_t k = 1; k < vec; ++k) {
         Type t = colIdx[e].getType();
         Value nextCol = LLVM::AddOp::create(
             b, loc, colIdx[e],
             LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, k)));
-        fast = LLVM::AndOp::create(
-            b, loc, fast,
+        columns = LLVM::AndOp::create(
+            b, loc, columns,
             LLVM::AndOp::create(
                 b, loc,
                 LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
@@ -408,37 +435,68 @@ struct AsyncGatherLowering : public OpConversionPattern<AsyncGatherOp> {
                   b, loc, LLVM::MulOp::create(b, loc, row, rowStride), col),
               c64(eb)),
           c64(0));
-      Value src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(), base,
+      chunk.src = LLVM::GEPOp::create(b, loc, globalPtr, b.getI8Type(), base,
                                       ValueRange{offset});
       Value srcBits = LLVM::AddOp::create(b, loc, baseInt, offset);
-      fast = LLVM::AndOp::create(
-          b, loc, fast,
+      chunk.fast = LLVM::AndOp::create(
+          b, loc, LLVM::AndOp::create(b, loc, unitStride, columns),
           LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                LLVM::AndOp::create(b, loc, srcBits, c64(15)),
                                c64(0)));
-      Value bytes = LLVM::SelectOp::create(
+      // Under an aligned view, an aligned first column makes an aligned
+      // source.
+      allFast = LLVM::AndOp::create(
+          b, loc, allFast,
+          LLVM::AndOp::create(
+              b, loc, columns,
+              LLVM::ICmpOp::create(
+                  b, loc, LLVM::ICmpPredicate::eq,
+                  LLVM::AndOp::create(b, loc,
+                                      LLVM::MulOp::create(b, loc, col, c64(eb)),
+                                      c64(15)),
+                  c64(0))));
+      chunk.bytes = LLVM::SelectOp::create(
           b, loc, rowInside, i32Const(b, loc, 16), i32Const(b, loc, 0));
-      Value dst = sharedAt(b, loc, coords[0], coords[1]);
-      scf::IfOp::create(
-          b, loc, fast,
-          [&](OpBuilder &tb, Location l) {
-            NVVM::CpAsyncOp::create(
-                tb, l, dst, src, tb.getI32IntegerAttr(16),
-                NVVM::LoadCacheModifierKindAttr::get(
-                    tb.getContext(), NVVM::LoadCacheModifierKind::CG),
-                bytes);
-            scf::YieldOp::create(tb, l);
-          },
-          [&](OpBuilder &tb, Location l) {
-            for (int64_t k = 0; k < vec; ++k) {
-              SmallVector<Value> at = {
-                  coords[0],
-                  LLVM::AddOp::create(tb, l, coords[1], i32Const(tb, l, k))};
-              copyElement(tb, l, e + k, at);
-            }
-            scf::YieldOp::create(tb, l);
-          });
+      chunk.dst = sharedAt(b, loc, chunk.coords[0], chunk.coords[1]);
+      chunkList.push_back(std::move(chunk));
     }
+    auto cpAsync = [&](OpBuilder &ob, Location l, const Chunk &chunk) {
+      NVVM::CpAsyncOp::create(
+          ob, l, chunk.dst, chunk.src, ob.getI32IntegerAttr(16),
+          NVVM::LoadCacheModifierKindAttr::get(ob.getContext(),
+                                               NVVM::LoadCacheModifierKind::CG),
+          chunk.bytes);
+    };
+    // Every run of the thread qualifies (the usual case: a row-major view
+    // gathered by rows): one cp.async per run, no branch per run. Else each
+    // run decides for itself.
+    scf::IfOp::create(
+        b, loc, allFast,
+        [&](OpBuilder &tb, Location l) {
+          for (const Chunk &chunk : chunkList)
+            cpAsync(tb, l, chunk);
+          scf::YieldOp::create(tb, l);
+        },
+        [&](OpBuilder &tb, Location l) {
+          for (const Chunk &chunk : chunkList)
+            scf::IfOp::create(
+                tb, l, chunk.fast,
+                [&](OpBuilder &ib, Location il) {
+                  cpAsync(ib, il, chunk);
+                  scf::YieldOp::create(ib, il);
+                },
+                [&](OpBuilder &ib, Location il) {
+                  for (int64_t k = 0; k < vec; ++k) {
+                    SmallVector<Value> at = {
+                        chunk.coords[0],
+                        LLVM::AddOp::create(ib, il, chunk.coords[1],
+                                            i32Const(ib, il, k))};
+                    copyElement(ib, il, chunk.e + k, at);
+                  }
+                  scf::YieldOp::create(ib, il);
+                });
+          scf::YieldOp::create(tb, l);
+        });
     (void)i32;
     rewriter.eraseOp(op);
     return success();

@@ -1427,26 +1427,27 @@ struct StagedCopy {
   SmallVector<Operation *> slice;
 };
 
-/// The address slices of `copies` (and any index-table reads in them) for
-/// induction value `ivValue`, cloned once at `b`'s insertion point: the K
-/// and V gathers of attention share their page-table read.
-IRMapping cloneSlicesAt(OpBuilder &b, ArrayRef<StagedCopy> copies, Value iv,
-                        Value ivValue) {
+/// The ops of the address slices of `copies`, in block order.
+SmallVector<Operation *> getSlicesUnion(ArrayRef<StagedCopy> copies) {
   SetVector<Operation *> ops;
   for (const StagedCopy &staged : copies)
     ops.insert(staged.slice.begin(), staged.slice.end());
   SmallVector<Operation *> ordered = ops.takeVector();
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  IRMapping map;
-  map.map(iv, ivValue);
-  for (Operation *op : ordered)
-    b.clone(*op, map);
-  return map;
+  return ordered;
+}
+
+/// Clones `ops` (in order) at `b`'s insertion point through `map`, but for
+/// those whose results `map` already holds.
+void cloneUnmapped(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &map) {
+  for (Operation *op : ops)
+    if (!map.contains(op->getResult(0)))
+      b.clone(*op, map);
 }
 
 /// Starts the copy of `staged` into stage `stage` of `buffer`, its offsets
-/// or indices taken through `map` (see cloneSliceAt).
+/// or indices taken through `map` (its slice cloned there).
 void emitCopy(OpBuilder &b, Location loc, const StagedCopy &staged,
               const IRMapping &map, Value buffer, Value stage) {
   SmallVector<Value> operands;
@@ -1470,12 +1471,18 @@ void emitCopy(OpBuilder &b, Location loc, const StagedCopy &staged,
 ///
 ///   prologue: copy iterations 0 .. L-1 into stages 0 .. L-1, one group
 ///             per iteration
-///   iteration i: compute the indices of iteration i + L (their
-///             index-table reads overlap the wait), wait until the group
-///             of iteration i has landed (its barrier also means that no
-///             thread still reads stage (i + L) % S, last read at i - 1),
-///             copy iteration i + L into that stage, read stage i % S
+///   iteration i: compute the indices of iteration i + L, wait until the
+///             group of iteration i has landed (its barrier also means
+///             that no thread still reads stage (i + L) % S, last read at
+///             i - 1), copy iteration i + L into that stage, read stage
+///             i % S
 ///   after the loop: wait for every copy group.
+///
+/// Index-table reads in the indices (the page table of paged attention)
+/// run one iteration further ahead: iteration i reads the table entries of
+/// iteration i + L + 1 and carries them to the next iteration, so that a
+/// copy never waits for the table read it depends on. The prologue reads
+/// the entries of iterations 0 .. L, all before its first copy.
 ///
 /// Copies past the last iteration are bounds-checked by their views (a
 /// gather's rows outside the view are zero-filled without being read).
@@ -1527,12 +1534,63 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
     buffers.push_back(
         AllocSharedOp::create(b, loc, staged.bufferType, IntegerAttr()));
   }
+  // The slices' index-table reads and what they are computed from (the
+  // page of each token, say): `early`, cloned one iteration ahead of the
+  // rest of the slices.
+  SmallVector<Operation *> slices = getSlicesUnion(copies);
+  SetVector<Operation *> early;
+  for (Operation *op : llvm::reverse(slices)) {
+    bool needed = !isMemoryEffectFree(op) ||
+                  llvm::any_of(op->getUsers(), [&](Operation *user) {
+                    return early.contains(user);
+                  });
+    if (needed)
+      early.insert(op);
+  }
+  SmallVector<Operation *> earlyOps(early.begin(), early.end());
+  llvm::sort(earlyOps,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  SmallVector<Value> reads;
+  for (Operation *op : earlyOps)
+    if (!isMemoryEffectFree(op))
+      llvm::append_range(reads, op->getResults());
+
+  // Prologue: the index-table reads of iterations 0 .. L (L + 1 without
+  // any), then the copies of iterations 0 .. L - 1.
+  SmallVector<IRMapping> maps;
+  int64_t readAhead = reads.empty() ? lead : lead + 1;
+  for (int64_t i = 0; i < readAhead; ++i) {
+    maps.emplace_back();
+    maps.back().map(iv,
+                    advance(b, loc, loop.getLowerBound(), loop.getStep(), i));
+    cloneUnmapped(b, earlyOps, maps.back());
+  }
   for (int64_t i = 0; i < lead; ++i) {
-    Value ivValue = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
-    IRMapping map = cloneSlicesAt(b, copies, iv, ivValue);
+    cloneUnmapped(b, slices, maps[i]);
     for (auto [staged, buffer] : llvm::zip(copies, buffers))
-      emitCopy(b, loc, staged, map, buffer, i32Constant(b, loc, i));
+      emitCopy(b, loc, staged, maps[i], buffer, i32Constant(b, loc, i));
     AsyncCommitOp::create(b, loc);
+  }
+  // The reads of iteration L enter the loop as carried values, yielded
+  // (below) by each iteration for the next.
+  SmallVector<Value> readQueue;
+  if (!reads.empty()) {
+    SmallVector<Value> inits;
+    for (Value read : reads)
+      inits.push_back(maps[lead].lookup(read));
+    IRRewriter rewriter(context);
+    rewriter.setInsertionPoint(loop);
+    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [](OpBuilder &, Location, ArrayRef<BlockArgument> queue) {
+          return SmallVector<Value>(queue.begin(), queue.end());
+        });
+    if (failed(replaced))
+      return false;
+    loop = cast<scf::ForOp>(*replaced);
+    iv = loop.getInductionVar();
+    ArrayRef<BlockArgument> args = loop.getRegionIterArgs();
+    readQueue.assign(args.end() - reads.size(), args.end());
   }
 
   b.setInsertionPointToStart(loop.getBody());
@@ -1544,9 +1602,24 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
       arith::AddIOp::create(b, loc, iteration, i32Constant(b, loc, lead)),
       stageCount);
   Value ahead = advance(b, loc, iv, loop.getStep(), lead);
-  // The copies' indices first, so that an index-table read is in flight
-  // during the wait; the wait then comes right before the copies.
-  IRMapping map = cloneSlicesAt(b, copies, iv, ahead);
+  IRMapping map;
+  map.map(iv, ahead);
+  if (!reads.empty()) {
+    // The table entries of iteration i + L + 1, for the next iteration.
+    IRMapping further;
+    further.map(iv, advance(b, loc, iv, loop.getStep(), lead + 1));
+    cloneUnmapped(b, earlyOps, further);
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    unsigned first = yield.getNumOperands() - reads.size();
+    for (auto [index, value] : llvm::enumerate(reads)) {
+      yield.setOperand(first + index, further.lookup(value));
+      map.map(value, readQueue[index]);
+    }
+  }
+  // Without a queue the copies' indices come first, so that an index-table
+  // read is in flight during the wait; the wait then comes right before
+  // the copies.
+  cloneUnmapped(b, slices, map);
   AsyncWaitOp::create(b, loc, lead - 1);
   for (auto [staged, buffer] : llvm::zip(copies, buffers))
     emitCopy(b, loc, staged, map, buffer, write);
@@ -1563,10 +1636,7 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
     staged.op->getResult(0).replaceAllUsesWith(tile);
     staged.op->erase();
   }
-  SmallVector<SmallVector<Operation *>> slices;
-  for (StagedCopy &staged : copies)
-    slices.push_back(staged.slice);
-  eraseUnused(slices);
+  eraseUnused({slices});
   return true;
 }
 

@@ -11,12 +11,19 @@
 // consecutiveness test folds: the columns are an iota); a row outside the
 // view (-1) copies 0 bytes from the view's base, zero-filling the chunk.
 // Other runs move element by element (scalar loads, 2-byte shared stores).
+// When all four runs qualify (the view's base and row stride 16-byte
+// aligned, every run's columns in range: one test for the thread), one
+// branch issues the four cp.async; otherwise each run tests itself.
 // Then P·V on mma.sync reads V, held as K rows of N, in place with
 // ldmatrix.trans: no scratch for B, so only A (16 rows of 128 bytes) is
 // staged: 2048 bytes of scratch after the 2 x 8 KiB of the buffer.
 // CHECK-LABEL: llvm.func @gather_then_dot
 // CHECK-SAME: shared_bytes = 18432
+// CHECK: scf.if %{{.*}} {
 // CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.if %{{.*}} {
+// CHECK-NEXT: nvvm.cp.async.shared.global
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
 // CHECK: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<3>
 // CHECK: nvvm.cp.async.commit.group

@@ -7,37 +7,42 @@
 // K rows of N, straight into P·V's B. Both gathers become tile.async_gather
 // into one cp.async ring of 3 stages (64 rows of 128 bytes each: 128-byte
 // swizzle), copies two iterations ahead of the dots (mma.sync dots are
-// synchronous); the page-table read is part of what each copy recomputes
-// for iteration i + 2, once for both gathers, and comes before the wait so
-// that its latency overlaps it. The dots read the stages in place.
+// synchronous). The page-table read runs one iteration further ahead:
+// the prologue reads the pages of iterations 0, 1 and 2 before its first
+// copy; iteration i reads those of i + 3 (iv + 192) and carries them to
+// the next iteration, whose copies (of i + 3) use them without waiting.
+// The dots read the stages in place.
 // CHECK-LABEL: func.func @paged
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : i32
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
-// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-DAG: %[[C192:.*]] = arith.constant 192 : i32
 // CHECK: %[[RK:.*]] = tile.alloc_shared : !tile.smem<3x64x64xbf16, #tile.swizzle<128>>
 // CHECK-NEXT: %[[RV:.*]] = tile.alloc_shared : !tile.smem<3x64x64xbf16, #tile.swizzle<128>>
-// Prologue: iterations 0 and 1 into stages 0 and 1, one group each.
+// Prologue: the pages of iterations 0, 1, 2, then iterations 0 and 1 into
+// stages 0 and 1, one group each.
 // CHECK: tile.gather %{{.*}} : !tile.view<?x?xi32>
+// CHECK: tile.gather %{{.*}} : !tile.view<?x?xi32>
+// CHECK: %[[PAGES2:.*]] = tile.gather %{{.*}} : !tile.view<?x?xi32>
 // CHECK-NOT: tile.gather
 // CHECK: tile.async_gather %[[KV:.*]][%[[ROWS0:.*]], %[[COLK:.*]]], %[[RK]][%[[C0]]]
 // CHECK-NEXT: tile.async_gather %[[KV]][%[[ROWS0]], %[[COLV:.*]]], %[[RV]][%[[C0]]]
 // CHECK-NEXT: tile.async_commit
-// CHECK: tile.gather %{{.*}} : !tile.view<?x?xi32>
 // CHECK-NOT: tile.gather
 // CHECK: tile.async_gather %[[KV]][%[[ROWS1:.*]], %[[COLK]]], %[[RK]][%[[C1]]]
 // CHECK-NEXT: tile.async_gather %[[KV]][%[[ROWS1]], %[[COLV]]], %[[RV]][%[[C1]]]
 // CHECK-NEXT: tile.async_commit
-// CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[PAGES:.*]] = %[[PAGES2]])
 // CHECK-NEXT:   %[[IT:.*]] = arith.divui %[[IV]], %[[C64]]
 // CHECK-NEXT:   %[[READ:.*]] = arith.remui %[[IT]], %[[C3]]
 // CHECK-NEXT:   %[[IT2:.*]] = arith.addi %[[IT]], %{{.*}}
 // CHECK-NEXT:   %[[WRITE:.*]] = arith.remui %[[IT2]], %[[C3]]
-// CHECK-NEXT:   %[[NEXT:.*]] = arith.addi %[[IV]], %[[C128]]
-// CHECK-NEXT:   tile.splat %[[NEXT]]
-// CHECK:        tile.gather %{{.*}} : !tile.view<?x?xi32>
+// CHECK:        %[[FURTHER:.*]] = arith.addi %[[IV]], %[[C192]]
+// CHECK-NEXT:   tile.splat %[[FURTHER]]
+// CHECK:        %[[NEXTPAGES:.*]] = tile.gather %{{.*}} : !tile.view<?x?xi32>
 // CHECK-NOT:    tile.gather
+// CHECK:        arith.shli %[[PAGES]]
 // CHECK:        tile.async_wait 1
 // CHECK-NEXT:   tile.async_gather %[[KV]][%[[ROWS:.*]], %[[COLK]]], %[[RK]][%[[WRITE]]]
 // CHECK-NEXT:   tile.async_gather %[[KV]][%[[ROWS]], %[[COLV]]], %[[RV]][%[[WRITE]]]
@@ -48,7 +53,7 @@
 // CHECK-NEXT:   %[[S:.*]] = tile.dot %{{.*}}, %[[KT]], %{{.*}} : tensor<16x64xbf16
 // CHECK-NEXT:   %[[P:.*]] = arith.truncf %[[S]]
 // CHECK-NEXT:   %[[O:.*]] = tile.dot %[[P]], %[[V]], %[[ACC]]
-// CHECK-NEXT:   scf.yield %[[O]]
+// CHECK-NEXT:   scf.yield %[[O]], %[[NEXTPAGES]]
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait 0
 // Four stages (the pass's default) on sm_80: copies three ahead.
