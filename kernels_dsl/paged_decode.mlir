@@ -28,8 +28,10 @@
 //    registers;
 //  - S = Q·Kᵀ on mma.sync (bf16, fp32 accumulation), scaled, masked to -inf
 //    past the split's span (and the length); online softmax in fp32
-//    (running max m, rescaled sum l and accumulator); P in bf16 registers,
-//    acc = acc·α + P·V on mma.sync.
+//    (running max m, rescaled sums and accumulator); P in bf16 registers,
+//    acc = acc·α + P·V on mma.sync. The sums are kept per column (a 16×64
+//    tile, l·α + P), so the only reduction across warps in a step is the
+//    maximum; l is their sum after the loop.
 // With one split (S = 1) the program stores out = acc / l. Otherwise the
 // partials (m, l, acc), unnormalized, go to the split's slot of its tile
 // t = b·Y + c (Y programs along y): pm/pl (S, T, 32) and pacc (S, T, R,
@@ -37,9 +39,13 @@
 // empty splits write m = -inf, l = 0, acc = 0. The split then fences and
 // takes the tile's ticket in `tickets` (T, zero before the launch); the
 // last to arrive fences, sets the ticket back to zero and merges the S
-// slots in order of s: M = max m_s, out = Σ e^(m_s-M)·acc_s / Σ
-// e^(m_s-M)·l_s, and 0 where no split saw a token (seq_len 0). Its merge
-// loops load ahead (tile.load_ahead) so the S slots' loads overlap.
+// slots in order of s in one pass, as the steps do: a running maximum M
+// and the sums and accumulator rescaled by e^(M_old - M) as it grows,
+// out = Σ e^(m_s-M)·acc_s / Σ e^(m_s-M)·l_s, and 0 where no split saw a
+// token (seq_len 0). The merge loop loads four slots ahead
+// (tile.load_ahead), so the S slots' loads overlap. On an H100 (bench/
+// RESULTS.md, 2026-12-05) the one-pass merge took the split shapes 0-7%
+// below the two passes (max, then the weighted sums) it replaced.
 //
 // The D = 64 and D = 128 functions are the same code but for D and the
 // layouts named below.
@@ -135,12 +141,12 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
 
   %m0 = tile.splat %ninf : tensor<16xf32, #srow>
-  %l0 = tile.splat %zf : tensor<16xf32, #srow>
+  %l0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
   %acc0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
   %zS = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
   %res:3 = scf.for %t = %tok0 to %tokEnd step %c64
       iter_args(%m = %m0, %l = %l0, %acc = %acc0)
-      -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+      -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>,
           tensor<16x64xf32, #mma>) : i32 {
     // The query, re-read each step: the ring holds it beside K and V.
     %qt = tile.load %qv[%qrow, 0] : tensor<16x64xbf16>
@@ -189,7 +195,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         : tensor<1x64xi1, #mma> -> tensor<16x64xi1, #mma>
     %sc = arith.select %validB, %sScaled, %ninfT
         : tensor<16x64xi1, #mma>, tensor<16x64xf32, #mma>
-    // Online softmax: running max, rescaled sum and accumulator.
+    // Online softmax: running max, rescaled sums and accumulator.
     %mt = tile.reduce max %sc along 1
         : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
     %mn = arith.maximumf %m, %mt : tensor<16xf32, #srow>
@@ -201,12 +207,12 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
     %sd = arith.subf %sc, %mnB : tensor<16x64xf32, #mma>
     %p = math.exp %sd : tensor<16x64xf32, #mma>
-    %ps = tile.reduce add %p along 1
-        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
-    %la = arith.mulf %l, %alpha : tensor<16xf32, #srow>
-    %ln = arith.addf %la, %ps : tensor<16xf32, #srow>
     %aE = tile.expand_dims %alpha at 1
         : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %aS = tile.broadcast %aE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %la = arith.mulf %l, %aS : tensor<16x64xf32, #mma>
+    %ln = arith.addf %la, %p : tensor<16x64xf32, #mma>
     %aB = tile.broadcast %aE
         : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
     %accA = arith.mulf %acc, %aB : tensor<16x64xf32, #mma>
@@ -215,10 +221,13 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %accN = tile.dot %pb, %v, %accA
         : tensor<16x64xbf16, #mma>, tensor<64x64xbf16, #kv64>
         -> tensor<16x64xf32, #mma>
-    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>,
         tensor<16x64xf32, #mma>
   }
 
+  // The row sums, kept per column through the loop.
+  %lsum = tile.reduce add %res#1 along 1
+      : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
   // One split: this program's rows are the output. Several: each split
   // stores its partials (m, l, acc) in its slot of the (b, c) tile's
   // partials, takes the tile's ticket, and the last split to arrive merges
@@ -242,7 +251,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %true = arith.constant true
   %sum:3 = scf.if %single
       -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1) {
-    scf.yield %res#1, %res#2, %true
+    scf.yield %lsum, %res#2, %true
         : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1
   } else {
     // Slots of 32 floats (m, l) and of R = min(G, 16) rows (acc, at least
@@ -265,7 +274,7 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %slot32 = arith.muli %slot, %c32 : i32
     %slotR = arith.muli %slot, %R : i32
     tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
-    tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %lsum, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
     tile.store %res#2, %pav[%slotR, 0] mask %rmB : tensor<16x64xf32, #mma>
     tile.fence
     %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
@@ -281,23 +290,11 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       tile.fence
       %zero1 = tile.splat %c0 : tensor<1xi32>
       tile.store %zero1, %tv[%tix] : tensor<1xi32>
-      %mx = scf.for %u = %c0 to %S step %c1 iter_args(%mm = %ninfR)
-          -> (tensor<16xf32, #srow>) : i32 {
-        %uT = arith.muli %u, %T : i32
-        %us = arith.addi %uT, %tix : i32
-        %uo = arith.muli %us, %c32 : i32
-        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
-            : tensor<16xf32, #srow>
-        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
-        scf.yield %mn : tensor<16xf32, #srow>
-      } {tile.load_ahead = 4 : i32}
-      // No split saw a token: every weight is e^(-inf) = 0.
-      %none = arith.cmpf oeq, %mx, %ninfR : tensor<16xf32, #srow>
-      %ref = arith.select %none, %zR, %mx
-          : tensor<16xi1, #srow>, tensor<16xf32, #srow>
       %a0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
-      %acc:2 = scf.for %u = %c0 to %S step %c1 iter_args(%ll = %zR, %aa = %a0)
-          -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>) : i32 {
+      %acc:3 = scf.for %u = %c0 to %S step %c1
+          iter_args(%mm = %ninfR, %ll = %zR, %aa = %a0)
+          -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+              tensor<16x64xf32, #mma>) : i32 {
         %uT = arith.muli %u, %T : i32
         %us = arith.addi %uT, %tix : i32
         %uo = arith.muli %us, %c32 : i32
@@ -306,21 +303,35 @@ func.func @paged_decode_d64(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
             : tensor<16xf32, #srow>
         %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
         %as = tile.load %pav[%uoR, 0] mask %rmB : tensor<16x64xf32, #mma>
+        // Running maximum; no split so far saw a token: weights e^(-inf).
+        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
+        %none = arith.cmpf oeq, %mn, %ninfR : tensor<16xf32, #srow>
+        %ref = arith.select %none, %zR, %mn
+            : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+        %do = arith.subf %mm, %ref : tensor<16xf32, #srow>
+        %wo = math.exp %do : tensor<16xf32, #srow>
         %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
         %w = math.exp %d : tensor<16xf32, #srow>
+        %lo = arith.mulf %ll, %wo : tensor<16xf32, #srow>
         %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>
-        %ln = arith.addf %ll, %lw : tensor<16xf32, #srow>
+        %ln = arith.addf %lo, %lw : tensor<16xf32, #srow>
+        %woE = tile.expand_dims %wo at 1
+            : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+        %woB = tile.broadcast %woE
+            : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
         %wE = tile.expand_dims %w at 1
             : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
         %wB = tile.broadcast %wE
             : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+        %ao = arith.mulf %aa, %woB : tensor<16x64xf32, #mma>
         %aw = arith.mulf %as, %wB : tensor<16x64xf32, #mma>
-        %an = arith.addf %aa, %aw : tensor<16x64xf32, #mma>
-        scf.yield %ln, %an : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
-      } {tile.load_ahead = 2 : i32}
-      scf.yield %acc#0, %acc#1 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
+        %an = arith.addf %ao, %aw : tensor<16x64xf32, #mma>
+        scf.yield %mn, %ln, %an : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+            tensor<16x64xf32, #mma>
+      } {tile.load_ahead = 4 : i32}
+      scf.yield %acc#1, %acc#2 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
     } else {
-      scf.yield %res#1, %res#2 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
+      scf.yield %lsum, %res#2 : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>
     }
     scf.yield %merged#0, %merged#1, %isLast
         : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>, i1
@@ -416,12 +427,12 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %ninfT = tile.splat %ninf : tensor<16x64xf32, #mma>
 
   %m0 = tile.splat %ninf : tensor<16xf32, #srow>
-  %l0 = tile.splat %zf : tensor<16xf32, #srow>
+  %l0 = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
   %acc0 = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
   %zS = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
   %res:3 = scf.for %t = %tok0 to %tokEnd step %c64
       iter_args(%m = %m0, %l = %l0, %acc = %acc0)
-      -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+      -> (tensor<16xf32, #srow>, tensor<16x64xf32, #mma>,
           tensor<16x128xf32, #mma>) : i32 {
     // The query, re-read each step: the ring holds it beside K and V.
     %qt = tile.load %qv[%qrow, 0] : tensor<16x128xbf16>
@@ -470,7 +481,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         : tensor<1x64xi1, #mma> -> tensor<16x64xi1, #mma>
     %sc = arith.select %validB, %sScaled, %ninfT
         : tensor<16x64xi1, #mma>, tensor<16x64xf32, #mma>
-    // Online softmax: running max, rescaled sum and accumulator.
+    // Online softmax: running max, rescaled sums and accumulator.
     %mt = tile.reduce max %sc along 1
         : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
     %mn = arith.maximumf %m, %mt : tensor<16xf32, #srow>
@@ -482,12 +493,12 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
         : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
     %sd = arith.subf %sc, %mnB : tensor<16x64xf32, #mma>
     %p = math.exp %sd : tensor<16x64xf32, #mma>
-    %ps = tile.reduce add %p along 1
-        : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
-    %la = arith.mulf %l, %alpha : tensor<16xf32, #srow>
-    %ln = arith.addf %la, %ps : tensor<16xf32, #srow>
     %aE = tile.expand_dims %alpha at 1
         : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+    %aS = tile.broadcast %aE
+        : tensor<16x1xf32, #mma> -> tensor<16x64xf32, #mma>
+    %la = arith.mulf %l, %aS : tensor<16x64xf32, #mma>
+    %ln = arith.addf %la, %p : tensor<16x64xf32, #mma>
     %aB = tile.broadcast %aE
         : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
     %accA = arith.mulf %acc, %aB : tensor<16x128xf32, #mma>
@@ -496,10 +507,13 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %accN = tile.dot %pb, %v, %accA
         : tensor<16x64xbf16, #mma>, tensor<64x128xbf16, #kv128>
         -> tensor<16x128xf32, #mma>
-    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+    scf.yield %mn, %ln, %accN : tensor<16xf32, #srow>, tensor<16x64xf32, #mma>,
         tensor<16x128xf32, #mma>
   }
 
+  // The row sums, kept per column through the loop.
+  %lsum = tile.reduce add %res#1 along 1
+      : tensor<16x64xf32, #mma> -> tensor<16xf32, #srow>
   // One split: this program's rows are the output. Several: each split
   // stores its partials (m, l, acc) in its slot of the (b, c) tile's
   // partials, takes the tile's ticket, and the last split to arrive merges
@@ -523,7 +537,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
   %true = arith.constant true
   %sum:3 = scf.if %single
       -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1) {
-    scf.yield %res#1, %res#2, %true
+    scf.yield %lsum, %res#2, %true
         : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1
   } else {
     // Slots of 32 floats (m, l) and of R = min(G, 16) rows (acc, at least
@@ -546,7 +560,7 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %slot32 = arith.muli %slot, %c32 : i32
     %slotR = arith.muli %slot, %R : i32
     tile.store %res#0, %pmv[%slot32] mask %rowMask : tensor<16xf32, #srow>
-    tile.store %res#1, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
+    tile.store %lsum, %plv[%slot32] mask %rowMask : tensor<16xf32, #srow>
     tile.store %res#2, %pav[%slotR, 0] mask %rmB : tensor<16x128xf32, #mma>
     tile.fence
     %tv = tile.make_view %tickets[%T] strides[1] : !tile.view<?xi32>
@@ -562,23 +576,11 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
       tile.fence
       %zero1 = tile.splat %c0 : tensor<1xi32>
       tile.store %zero1, %tv[%tix] : tensor<1xi32>
-      %mx = scf.for %u = %c0 to %S step %c1 iter_args(%mm = %ninfR)
-          -> (tensor<16xf32, #srow>) : i32 {
-        %uT = arith.muli %u, %T : i32
-        %us = arith.addi %uT, %tix : i32
-        %uo = arith.muli %us, %c32 : i32
-        %ms = tile.load %pmv[%uo] mask %rowMask pad -inf
-            : tensor<16xf32, #srow>
-        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
-        scf.yield %mn : tensor<16xf32, #srow>
-      } {tile.load_ahead = 4 : i32}
-      // No split saw a token: every weight is e^(-inf) = 0.
-      %none = arith.cmpf oeq, %mx, %ninfR : tensor<16xf32, #srow>
-      %ref = arith.select %none, %zR, %mx
-          : tensor<16xi1, #srow>, tensor<16xf32, #srow>
       %a0 = arith.constant dense<0.0> : tensor<16x128xf32, #mma>
-      %acc:2 = scf.for %u = %c0 to %S step %c1 iter_args(%ll = %zR, %aa = %a0)
-          -> (tensor<16xf32, #srow>, tensor<16x128xf32, #mma>) : i32 {
+      %acc:3 = scf.for %u = %c0 to %S step %c1
+          iter_args(%mm = %ninfR, %ll = %zR, %aa = %a0)
+          -> (tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+              tensor<16x128xf32, #mma>) : i32 {
         %uT = arith.muli %u, %T : i32
         %us = arith.addi %uT, %tix : i32
         %uo = arith.muli %us, %c32 : i32
@@ -587,21 +589,35 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
             : tensor<16xf32, #srow>
         %ls = tile.load %plv[%uo] mask %rowMask : tensor<16xf32, #srow>
         %as = tile.load %pav[%uoR, 0] mask %rmB : tensor<16x128xf32, #mma>
+        // Running maximum; no split so far saw a token: weights e^(-inf).
+        %mn = arith.maximumf %mm, %ms : tensor<16xf32, #srow>
+        %none = arith.cmpf oeq, %mn, %ninfR : tensor<16xf32, #srow>
+        %ref = arith.select %none, %zR, %mn
+            : tensor<16xi1, #srow>, tensor<16xf32, #srow>
+        %do = arith.subf %mm, %ref : tensor<16xf32, #srow>
+        %wo = math.exp %do : tensor<16xf32, #srow>
         %d = arith.subf %ms, %ref : tensor<16xf32, #srow>
         %w = math.exp %d : tensor<16xf32, #srow>
+        %lo = arith.mulf %ll, %wo : tensor<16xf32, #srow>
         %lw = arith.mulf %ls, %w : tensor<16xf32, #srow>
-        %ln = arith.addf %ll, %lw : tensor<16xf32, #srow>
+        %ln = arith.addf %lo, %lw : tensor<16xf32, #srow>
+        %woE = tile.expand_dims %wo at 1
+            : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
+        %woB = tile.broadcast %woE
+            : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
         %wE = tile.expand_dims %w at 1
             : tensor<16xf32, #srow> -> tensor<16x1xf32, #mma>
         %wB = tile.broadcast %wE
             : tensor<16x1xf32, #mma> -> tensor<16x128xf32, #mma>
+        %ao = arith.mulf %aa, %woB : tensor<16x128xf32, #mma>
         %aw = arith.mulf %as, %wB : tensor<16x128xf32, #mma>
-        %an = arith.addf %aa, %aw : tensor<16x128xf32, #mma>
-        scf.yield %ln, %an : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
-      } {tile.load_ahead = 2 : i32}
-      scf.yield %acc#0, %acc#1 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
+        %an = arith.addf %ao, %aw : tensor<16x128xf32, #mma>
+        scf.yield %mn, %ln, %an : tensor<16xf32, #srow>, tensor<16xf32, #srow>,
+            tensor<16x128xf32, #mma>
+      } {tile.load_ahead = 4 : i32}
+      scf.yield %acc#1, %acc#2 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
     } else {
-      scf.yield %res#1, %res#2 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
+      scf.yield %lsum, %res#2 : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>
     }
     scf.yield %merged#0, %merged#1, %isLast
         : tensor<16xf32, #srow>, tensor<16x128xf32, #mma>, i1
