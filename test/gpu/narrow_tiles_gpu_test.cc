@@ -6,17 +6,14 @@
 // device is present.
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "runtime/module.h"
 #include "test/support/device_fixture.h"
+#include "test/support/test_kernels.h"
 #include "gtest/gtest.h"
 
 namespace tilec {
@@ -24,28 +21,14 @@ namespace {
 
 using cu::CUdeviceptr;
 
-// The kernels are compiled next to this test binary.
-std::string ReadBesideTest(const std::string &name) {
-  char exe[4096] = {};
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  std::string dir = len > 0 ? std::string(exe, len) : std::string(".");
-  dir = dir.substr(0, dir.rfind('/'));
-  std::ifstream in(dir + "/kernels/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class NarrowTilesGpuTest : public DeviceFixture<::testing::Test> {
 protected:
   void SetUp() override {
     DeviceFixture::SetUp();
     if (IsSkipped())
       return;
-    std::string ptx = ReadBesideTest("narrow_tiles.ptx");
-    std::string json = ReadBesideTest("narrow_tiles.json");
-    ASSERT_FALSE(ptx.empty() || json.empty()) << "kernels not built";
-    absl::StatusOr<std::unique_ptr<Module>> module = Module::Load(ptx, json);
+    absl::StatusOr<std::unique_ptr<Module>> module =
+        LoadTestKernels("narrow_tiles");
     ASSERT_TRUE(module.ok()) << module.status();
     module_ = std::move(*module);
     std::mt19937 rng(seed_);
