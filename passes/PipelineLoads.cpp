@@ -1682,6 +1682,17 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
   for (GatherOp gather : body->getOps<GatherOp>())
     if (getGatherStagedType(gather, numStages))
       gathers.push_back(gather);
+  // Index-table loads that a staged gather's indices read stay put: the
+  // gather ring reads them ahead itself (a queued load would make the
+  // indices loop-carried, which the ring cannot clone).
+  DenseSet<Operation *> indexReads;
+  for (GatherOp gather : gathers)
+    if (FailureOr<SmallVector<Operation *>> slice =
+            getAddressSlice(gather, loop, /*allowReads=*/true);
+        succeeded(slice))
+      indexReads.insert(slice->begin(), slice->end());
+  llvm::erase_if(queued,
+                 [&](LoadOp load) { return indexReads.contains(load); });
   loop = queueInRegisters(loop, queued,
                           std::min<unsigned>(numStages, registerAhead + 1));
   // Gathers of dot operands take the loop's ring (cp.async: a TMA box

@@ -202,3 +202,55 @@ func.func @writes(%kv: !tile.ptr<bf16>, %idx: !tile.ptr<i32>,
   }
   return
 }
+
+// -----
+
+// The row table read with tile.load rather than tile.gather: the load
+// feeds only the gather's indices, so it is not queued in registers (its
+// loop-carried value would hide the indices from the ring); the ring
+// reads it one iteration ahead of its copies, as it does a gathered table.
+// CHECK-LABEL: func.func @table_load
+// S4-LABEL: func.func @table_load
+// CHECK-COUNT-3: tile.load %{{.*}} : tensor<64xi32
+// CHECK: tile.async_gather
+// CHECK: tile.async_gather
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[ROWS:.*]] = %{{.*}}) -> (tensor<16x64xf32, #{{.*}}>, tensor<64xi32, #{{.*}}>)
+// CHECK:   %[[NEXT:.*]] = tile.load %{{.*}} : tensor<64xi32
+// CHECK:   tile.async_wait
+// CHECK:   tile.async_gather
+// CHECK:   scf.yield %{{.*}}, %[[NEXT]]
+func.func @table_load(%x: !tile.ptr<bf16>, %table: !tile.ptr<i32>,
+    %q: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %rows: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %c256 = arith.constant 256 : i32
+  %xv = tile.make_view %x[%rows, %c64] strides[%c64, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %tv = tile.make_view %table[%c256] strides[%c1]
+      : !tile.ptr<i32> -> !tile.view<?xi32>
+  %qv = tile.make_view %q[%c16, %c64] strides[%c64, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[%c16, %c64] strides[%c64, %c1]
+      : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %qt = tile.load %qv[%c0, %c0] : tensor<16x64xbf16>
+  %i = tile.iota : tensor<64xi32>
+  %iE = tile.expand_dims %i at 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cols = tile.broadcast %iE : tensor<1x64xi32> -> tensor<64x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  %sum = scf.for %t = %c0 to %c256 step %c64 iter_args(%acc = %zero)
+      -> (tensor<16x64xf32>) : i32 {
+    %r = tile.load %tv[%t] : tensor<64xi32>
+    %rE = tile.expand_dims %r at 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %rB = tile.broadcast %rE : tensor<64x1xi32> -> tensor<64x64xi32>
+    %v = tile.gather %xv[%rB, %cols] : !tile.view<?x?xbf16>,
+        tensor<64x64xi32>, tensor<64x64xi32> -> tensor<64x64xbf16>
+    %next = tile.dot %qt, %v, %acc
+        : tensor<16x64xbf16>, tensor<64x64xbf16> -> tensor<16x64xf32>
+    scf.yield %next : tensor<16x64xf32>
+  }
+  tile.store %sum, %yv[%c0, %c0] : tensor<16x64xf32>
+  return
+}
