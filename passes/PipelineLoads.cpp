@@ -1585,8 +1585,8 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
         [](OpBuilder &, Location, ArrayRef<BlockArgument> queue) {
           return SmallVector<Value>(queue.begin(), queue.end());
         });
-    if (failed(replaced))
-      return false;
+    // An scf.for always takes more yields; the prologue is already out.
+    assert(succeeded(replaced) && "scf.for takes additional yields");
     loop = cast<scf::ForOp>(*replaced);
     iv = loop.getInductionVar();
     ArrayRef<BlockArgument> args = loop.getRegionIterArgs();

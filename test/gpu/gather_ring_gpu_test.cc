@@ -22,19 +22,10 @@ namespace {
 
 using cu::CUdeviceptr;
 
-class GatherRingGpuTest : public DeviceFixture<::testing::TestWithParam<int>> {
+class GatherRingGpuTest
+    : public TestKernelsFixture<::testing::TestWithParam<int>> {
 protected:
-  void SetUp() override {
-    DeviceFixture::SetUp();
-    if (IsSkipped())
-      return;
-    absl::StatusOr<std::unique_ptr<Module>> module =
-        LoadTestKernels("gather_ring");
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
-  }
-
-  std::unique_ptr<Module> module_;
+  GatherRingGpuTest() : TestKernelsFixture("gather_ring") {}
 };
 
 TEST_P(GatherRingGpuTest, MatchesReference) {

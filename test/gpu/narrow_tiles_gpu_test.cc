@@ -21,16 +21,14 @@ namespace {
 
 using cu::CUdeviceptr;
 
-class NarrowTilesGpuTest : public DeviceFixture<::testing::Test> {
+class NarrowTilesGpuTest : public TestKernelsFixture<::testing::Test> {
 protected:
+  NarrowTilesGpuTest() : TestKernelsFixture("narrow_tiles") {}
+
   void SetUp() override {
-    DeviceFixture::SetUp();
+    TestKernelsFixture::SetUp();
     if (IsSkipped())
       return;
-    absl::StatusOr<std::unique_ptr<Module>> module =
-        LoadTestKernels("narrow_tiles");
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
     std::mt19937 rng(seed_);
     std::uniform_real_distribution<float> magnitude(0.5f, 1.5f);
     std::uniform_int_distribution<int32_t> ints(-1000, 1000);
@@ -85,7 +83,6 @@ protected:
   }
 
   const unsigned seed_ = std::random_device{}();
-  std::unique_ptr<Module> module_;
   std::vector<float> x_;
   std::vector<int32_t> xi_;
 };

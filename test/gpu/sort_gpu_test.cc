@@ -23,17 +23,9 @@ namespace {
 
 using cu::CUdeviceptr;
 
-class SortGpuTest : public DeviceFixture<::testing::Test> {
+class SortGpuTest : public TestKernelsFixture<::testing::Test> {
 protected:
-  void SetUp() override {
-    DeviceFixture::SetUp();
-    if (IsSkipped())
-      return;
-    absl::StatusOr<std::unique_ptr<Module>> module =
-        LoadTestKernels("sort_networks");
-    ASSERT_TRUE(module.ok()) << module.status();
-    module_ = std::move(*module);
-  }
+  SortGpuTest() : TestKernelsFixture("sort_networks") {}
 
   // Sorts `rows` rows of keys (with payload 0..n-1 per element) with
   // kernel `name` and checks each row's order under `before`.
@@ -92,8 +84,6 @@ protected:
       }
     }
   }
-
-  std::unique_ptr<Module> module_;
 };
 
 TEST_F(SortGpuTest, Flat256Descending) {

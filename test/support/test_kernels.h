@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/module.h"
+#include "test/support/device_fixture.h"
 
 namespace tilec {
 
@@ -42,6 +44,27 @@ LoadTestKernels(const std::string &name) {
         absl::StrCat("test kernels '", name, "' not built"));
   return Module::Load(ptx, json);
 }
+
+// A DeviceFixture whose tests launch the kernels of one test module,
+// loaded into `module_` before each test.
+template <typename Base> class TestKernelsFixture : public DeviceFixture<Base> {
+protected:
+  explicit TestKernelsFixture(std::string name) : name_(std::move(name)) {}
+
+  void SetUp() override {
+    DeviceFixture<Base>::SetUp();
+    if (this->IsSkipped())
+      return;
+    absl::StatusOr<std::unique_ptr<Module>> module = LoadTestKernels(name_);
+    ASSERT_TRUE(module.ok()) << module.status();
+    module_ = std::move(*module);
+  }
+
+  std::unique_ptr<Module> module_;
+
+private:
+  std::string name_;
+};
 
 } // namespace tilec
 
