@@ -25,11 +25,15 @@ constexpr int64_t kPagesPerStep = 4;
 // H200 over the deck shapes (bench_decode.py's sweep of the kernel that
 // stages K/V through a cp.async ring), the best span of every split shape
 // is what about 2 programs per SM give, within 16 to 64 pages (4 to 16
-// steps): (4, 4096) 32 pages 35.9 us against 46.1 at 16; (8, 1024) and
-// the D = 64 shape 16. A shape that fills the grid unsplit takes one span
-// (below).
+// steps): (4, 4096) 32 pages 35.9 us against 46.1 at 16; (8, 1024) 16.
+// A shape that fills the grid unsplit takes one span (below). The bounds
+// are for D = 128 and scale with the bytes of a page: a D = 64 span is at
+// least 32 pages ((8, 16, 4, 64, 2000) on an H100, in two runs: 18.1 us
+// at 32 pages against 21.3 at 16, after page-table reads moved a step
+// ahead and gathers branched once).
 constexpr int64_t kTargetPrograms = 256;
 constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
+constexpr int64_t kSpanHeadDim = 128;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
@@ -41,7 +45,11 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 } // namespace
 
 int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
-                             int64_t head_chunks, int64_t width) {
+                             int64_t head_chunks, int64_t width,
+                             int64_t head_dim) {
+  const int64_t scale = std::max<int64_t>(1, kSpanHeadDim / head_dim);
+  const int64_t minPages = kMinPagesPerSplit * scale;
+  const int64_t maxPages = kMaxPagesPerSplit * scale;
   const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
   const int64_t splits =
       std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
@@ -51,10 +59,10 @@ int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
   // 83.1 us so against 98.6 at 64 pages in two spans.
   if (splits == 1)
     return int(std::max<int64_t>(CeilDiv(width, kPagesPerStep),
-                                 kMinPagesPerSplit / kPagesPerStep) *
+                                 minPages / kPagesPerStep) *
                kPagesPerStep);
-  return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
-                        kMinPagesPerSplit, kMaxPagesPerSplit));
+  return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep, minPages,
+                        maxPages));
 }
 
 absl::Status ValidatePagedDecode(const TensorRef &query,
@@ -150,7 +158,7 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   const int pages = int(kv_cache.shape[0]), kv_heads = int(kv_cache.shape[2]);
   const int width = int(block_table.shape[1]);
   const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
-  const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width);
+  const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width, dim);
   const int splits = int(CeilDiv(width, pps));
   // Per split and tile of up to 16 query heads (b, c): slots of 32 floats
   // for the maxima and the sums and of min(G, 16) rows for the

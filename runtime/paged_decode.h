@@ -51,10 +51,12 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
 
 // Pages per span for `batch` sequences of `kv_heads` kv heads with
 // `head_chunks` groups of 16 query heads each, and a table of `width`
-// pages: a multiple of 4 (the kernels' 64-token step), 16 to 64, about
-// 256 programs in all. Exposed for tests.
+// pages: a multiple of 4 (the kernels' 64-token step), 16 to 64 at
+// `head_dim` 128 (32 to 128 at 64), about 256 programs in all. Exposed for
+// tests.
 int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
-                             int64_t head_chunks, int64_t width);
+                             int64_t head_chunks, int64_t width,
+                             int64_t head_dim = 128);
 
 } // namespace tilec
 

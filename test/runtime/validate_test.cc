@@ -826,6 +826,12 @@ TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
   EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 48);
   // The least span, 16 pages, even for one page.
   EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 16);
+  // D = 64: pages of half the bytes, spans of 32 to 128 pages. 32 pairs
+  // of 125 pages: 8 spans would be 16 pages; 4 spans of 32.
+  EXPECT_EQ(PagedDecodePagesPerSplit(8, 4, 1, 125, 64), 32);
+  EXPECT_EQ(PagedDecodePagesPerSplit(8, 4, 1, 125, 128), 16);
+  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 64000, 64), 128);
+  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1, 64), 32);
 }
 
 // The entry points check before they touch the driver or load a module, so
