@@ -19,7 +19,8 @@ the copy ceiling, measured in the same run by a device-to-device copy.
 
 With TILEC_BASELINE_LIB naming another build of the runtime library (e.g.
 one embedding an earlier compiler's kernels), that build is checked and
-timed too, in the same process on the same inputs (column 'base us').
+timed too, in the same process on the same inputs (column 'base us'; with
+--grid as well).
 """
 import argparse
 import importlib.util
@@ -62,11 +63,12 @@ def adaptive_median(fn, flush, budget_s=0.25, most=100, fewest=5):
     return time_median(fn, flush, runs, warmup=2)
 
 
-def grid(args):
+def grid(args, base=None):
     flush = l2_flusher()
     rows = []
     print(f"{'batch':>6} {'n':>8} {'k':>6} {'tilec us':>10} {'torch us':>10} "
-          f"{'speedup':>8} {'read1 us':>9} {'x read1':>8} ok  path",
+          f"{'speedup':>8} {'read1 us':>9} {'x read1':>8} ok  path"
+          + ("  base us  ours/base" if base else ""),
           flush=True)
     for b in args.batches:
         for n in args.ns:
@@ -101,6 +103,17 @@ def grid(args):
                     row["refused"] = str(e).splitlines()[0][:80]
                 row["torch_us"] = adaptive_median(
                     lambda i: torch.topk(xs[i % copies], k, dim=1), flush)
+                if base is not None:
+                    # The baseline build on the same inputs, checked too.
+                    values.fill_(float("nan"))
+                    indices.fill_(-1)
+                    base.topk(xs[0], k, values, indices)
+                    torch.cuda.synchronize()
+                    if row.get("correct"):
+                        row["correct"] = check(xs[0], k, values, indices)
+                    row["base_us"] = adaptive_median(
+                        lambda i: base.topk(xs[i % copies], k, values,
+                                            indices), flush)
                 ours = row.get("ours_us")
                 row["speedup"] = row["torch_us"] / ours if ours else None
                 rows.append(row)
@@ -111,7 +124,10 @@ def grid(args):
                       f"{read1 if read1 else float('nan'):>9.1f} "
                       f"{ours / read1 if ours and read1 else float('nan'):>8.2f}"
                       f" {dict([(True, 'yes'), (False, 'NO'), (None, 'refused')])[row['correct']]}"
-                      f"  {row['path']}",
+                      f"  {row['path']}"
+                      + (f"  {row['base_us']:>7.1f}  "
+                         f"{ours / row['base_us'] if ours else float('nan'):>9.3f}"
+                         if base is not None else ""),
                       flush=True)
             del xs
             torch.cuda.empty_cache()
@@ -156,13 +172,13 @@ def main():
     parser.add_argument("--ks", type=int, nargs="+", default=GRID_KS)
     args = parser.parse_args()
     torch.manual_seed(0)
+    baseline = os.environ.get("TILEC_BASELINE_LIB")
+    base = load_baseline(baseline) if baseline else None
     if args.grid:
-        grid(args)
+        grid(args, base)
         return
     flush = l2_flusher()
     print(f"device: {torch.cuda.get_device_name()}")
-    baseline = os.environ.get("TILEC_BASELINE_LIB")
-    base = load_baseline(baseline) if baseline else None
     rows = []
     for (b, n, k) in SHAPES:
         xs = [torch.randn(b, n, device="cuda") for _ in range(COPIES)]

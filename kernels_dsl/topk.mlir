@@ -1847,13 +1847,14 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 
 // Few long rows: the radix select of topk_f32 split over programs, reading
 // the rows from global memory twice rather than four times. Each row's
-// `state` (zero before the first pass) holds three digit histograms of 2048
-// bins (11, 11 and 10 bits from the top, as topk_f32) and, from word 6144,
-// how many elements above the threshold and equal to it have been placed,
-// how many candidates pass 1 gathered, a ticket per pass (6147-6149), how
-// many candidates pass 1 finds (6150, from pass 0's histogram) and,
-// per pass, the digits chosen so far and how many elements are still
-// wanted (6152 + 2 pass, + 1). Program (part, row) covers `partLen` columns
+// `state` of 6176 words (zero before the first kernel) holds three digit
+// histograms of 2048 bins (11, 11 and 10 bits from the top, as topk_f32)
+// and, from word 6144, how many elements above the threshold and equal to
+// it have been placed, how many candidates pass 1 gathered, a ticket per
+// pass (6147-6149), how many candidates pass 1 finds (6150, from pass 0's
+// histogram), per pass the digits chosen so far and how many elements are
+// still wanted (6152 + 2 pass, + 1), and for the guessed path below the
+// guessed threshold (6160) and how many candidates it found (6163). Program (part, row) covers `partLen` columns
 // (a multiple of 4096) of the row, or the same share of its candidates.
 // - topk_hist_f32, passes 0 and 2: every program histograms the digit of
 //   its elements that match the digits chosen so far, and adds its non-zero
@@ -1891,7 +1892,8 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // one).
 func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
                      %cand: !tile.ptr<i32>, %batch: i32, %n: i32, %k: i32,
-                     %pass: i32, %partLen: i32, %cap: i32)
+                     %pass: i32, %partLen: i32, %cap: i32,
+                     %guessOn: i32)
     attributes {tile.kernel, tile.num_warps = 16 : i32,
                 tile.max_registers = 40 : i32,
                 tile.params = {GATHER = 0 : i32},
@@ -1910,7 +1912,7 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %cm1 = arith.constant -1 : i32
   %kmin = arith.constant -2147483648 : i32
   %chunk = arith.constant 4096 : i32
-  %stateLen = arith.constant 6160 : i32
+  %stateLen = arith.constant 6176 : i32
   %candAt = arith.constant 6146 : i32
   %c6147 = arith.constant 6147 : i32
   %c6152 = arith.constant 6152 : i32
@@ -1927,7 +1929,7 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[6160] strides[1] : !tile.view<?xi32>
+  %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
   %cap64 = arith.extui %cap : i32 to i64
   %cap2 = arith.addi %cap64, %cap64 : i64
   %cAt = arith.muli %row64, %cap2 : i64
@@ -1952,7 +1954,22 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %fromCand = arith.andi %fromCand1, %notGather : i1
   %limit = arith.select %fromCand, %candCount, %n : i32
   %start = arith.muli %part, %partLen : i32
-  %active = arith.cmpi slt, %start, %limit : i32
+  // A row that topk_guess_select_f32 finished has nothing left to do here.
+  %guessOnB = arith.cmpi ne, %guessOn, %c0 : i32
+  %guessed = scf.if %guessOnB -> (i1) {
+    %guessedT = tile.load %sv[6163] : tensor<1xi32>
+    %guessCount = tile.reduce max %guessedT along 0 : tensor<1xi32>
+    %guessEnough = arith.cmpi sge, %guessCount, %k : i32
+    %guessFits = arith.cmpi sle, %guessCount, %cap : i32
+    %both = arith.andi %guessEnough, %guessFits : i1
+    scf.yield %both : i1
+  } else {
+    %no = arith.constant false
+    scf.yield %no : i1
+  }
+  %notGuessed = arith.xori %guessed, %true : i1
+  %inRange = arith.cmpi slt, %start, %limit : i32
+  %active = arith.andi %inRange, %notGuessed : i1
   %bins = tile.iota : tensor<2048xi32>
   %zeroH = tile.splat %c0 : tensor<2048xi32>
   %noneH = tile.splat %cm1 : tensor<2048xi32>
@@ -2098,6 +2115,7 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   }
   // The last program of the row to finish this pass chooses its digit for
   // all: its histogram is complete once every program has added to it.
+  scf.if %notGuessed {
   tile.fence
   %ticketAt = arith.addi %pass, %c6147 : i32
   %ticketT = tile.splat %ticketAt : tensor<1xi32>
@@ -2145,6 +2163,7 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
       tile.store %keptT, %sv[6150] : tensor<1xi32>
     }
   }
+  }
   return
 }
 
@@ -2155,7 +2174,7 @@ func.func @topk_hist(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
 func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
                             %cand: !tile.ptr<i32>, %work: !tile.ptr<i64>,
                             %batch: i32, %n: i32, %k: i32, %partLen: i32,
-                            %cap: i32)
+                            %cap: i32, %guessOn: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32, tile.max_registers = 80 : i32} {
   %c0 = arith.constant 0 : i32
   %c16 = arith.constant 16 : i32
@@ -2165,7 +2184,7 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %kmin = arith.constant -2147483648 : i32
   %l32 = arith.constant 32 : i64
   %chunk = arith.constant 4096 : i32
-  %stateLen = arith.constant 6160 : i32
+  %stateLen = arith.constant 6176 : i32
   %part = tile.program_id x
   %row = tile.program_id y
   %row64 = arith.extui %row : i32 to i64
@@ -2177,7 +2196,7 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %stateLen64 = arith.extui %stateLen : i32 to i64
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
-  %sv = tile.make_view %sRow[6160] strides[1] : !tile.view<?xi32>
+  %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
   %cap64 = arith.extui %cap : i32 to i64
   %cap2 = arith.addi %cap64, %cap64 : i64
   %cAt = arith.muli %row64, %cap2 : i64
@@ -2197,7 +2216,23 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %fromCand = arith.andi %capOn, %fits : i1
   %limit = arith.select %fromCand, %candCount, %n : i32
   %start = arith.muli %part, %partLen : i32
-  %active = arith.cmpi slt, %start, %limit : i32
+  // A row that topk_guess_select_f32 finished has nothing left to do here.
+  %guessOnB = arith.cmpi ne, %guessOn, %c0 : i32
+  %guessed = scf.if %guessOnB -> (i1) {
+    %guessedT = tile.load %sv[6163] : tensor<1xi32>
+    %guessCount = tile.reduce max %guessedT along 0 : tensor<1xi32>
+    %guessEnough = arith.cmpi sge, %guessCount, %k : i32
+    %guessFits = arith.cmpi sle, %guessCount, %cap : i32
+    %both = arith.andi %guessEnough, %guessFits : i1
+    scf.yield %both : i1
+  } else {
+    %no = arith.constant false
+    scf.yield %no : i1
+  }
+  %inRange = arith.cmpi slt, %start, %limit : i32
+  %true = arith.constant true
+  %notGuessed = arith.xori %guessed, %true : i1
+  %active = arith.andi %inRange, %notGuessed : i1
   scf.if %active {
   // The k-th key and how many equal to it are needed, as the last program
   // of the row's third pass left them.
@@ -2290,6 +2325,348 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
           : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
     }
   }
+  }
+  return
+}
+
+// Few long rows, guessed: the row's candidates gathered in one read of the
+// row, before any histogram, above a threshold guessed from a sample. The
+// runtime takes this ahead of the passes above for large inputs whose k is
+// well below the candidate slots (runtime/topk.cc, LongRowsGuess).
+// - topk_guess_f32, one program per row: the `rank`-th largest key of a
+//   sample of `blocks` runs of 256 columns, `step` columns apart (spread
+//   over the whole row, so sorted or drifting rows are sampled across
+//   their range), to 22 bits (the first two radix passes of topk_f32; the
+//   low bits cleared can only lower it): the guess T, in word 6160 of the
+//   row's state.
+// - topk_guess_gather_f32, program (part, row) over 4096 columns held in
+//   registers: every key >= T into the row's `cap` candidate slots, with
+//   one atomic (on word 6163, the row's count) and one scan per program;
+//   no fence or ticket, so a program ends as soon as its stores are out.
+// The kernels after it judge the guess from the count each reads: with at
+// least k candidates (then the k largest are all among them, ties with the
+// k-th included) that all fit, topk_guess_select_f32 (below) selects and
+// collects the row from its candidates, and the radix passes and the
+// collection above skip it (their `guessOn` argument says whether to
+// look); otherwise the row takes those passes from the start. Either way
+// the result is exact; a guess only decides how fast.
+func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
+                          %batch: i32, %n: i32, %blocks: i32, %step: i32,
+                          %rank: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c10 = arith.constant 10 : i32
+  %c16 = arith.constant 16 : i32
+  %c21 = arith.constant 21 : i32
+  %c2047 = arith.constant 2047 : i32
+  %cm1 = arith.constant -1 : i32
+  %top11 = arith.constant -2097152 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %stateLen = arith.constant 6176 : i32
+  %row = tile.program_id x
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %sample = tile.make_view %xRow[%blocks, 256] strides[%step, 1]
+      : !tile.view<?x?xf32>
+  %stateLen64 = arith.extui %stateLen : i32 to i64
+  %sAt = arith.muli %row64, %stateLen64 : i64
+  %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+  %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
+  %zeroT = tile.splat %c0 : tensor<16x256xi32>
+  %onesT = tile.splat %cm1 : tensor<16x256xi32>
+  %signT = tile.splat %kmin : tensor<16x256xi32>
+  %digitMaskT = tile.splat %c2047 : tensor<16x256xi32>
+  %bins = tile.iota : tensor<2048xi32>
+  %zeroH = tile.splat %c0 : tensor<2048xi32>
+  %noneH = tile.splat %cm1 : tensor<2048xi32>
+  %sel:2 = scf.for %pass = %c0 to %c2 step %c1
+      iter_args(%prefix = %c0, %rem = %rank) -> (i32, i32) : i32 {
+    // Digits of 11 bits at shifts 21 and 10; pass 1 counts the keys whose
+    // first digit is the one chosen.
+    %first = arith.cmpi eq, %pass, %c0 : i32
+    %shift = arith.select %first, %c21, %c10 : i32
+    %hiMask = arith.select %first, %c0, %top11 : i32
+    %hiMaskT = tile.splat %hiMask : tensor<16x256xi32>
+    %prefixT = tile.splat %prefix : tensor<16x256xi32>
+    %shiftT = tile.splat %shift : tensor<16x256xi32>
+    %hist = scf.for %b = %c0 to %blocks step %c16
+        iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
+      %t = tile.load %sample[%b, 0] : tensor<16x256xf32>
+      %bits = arith.bitcast %t : tensor<16x256xf32> to tensor<16x256xi32>
+      %neg = arith.cmpi slt, %bits, %zeroT : tensor<16x256xi32>
+      %flip = arith.select %neg, %onesT, %signT
+          : tensor<16x256xi1>, tensor<16x256xi32>
+      %ordered = arith.xori %bits, %flip : tensor<16x256xi32>
+      %nan = arith.cmpf uno, %t, %t : tensor<16x256xf32>
+      %key = arith.select %nan, %onesT, %ordered
+          : tensor<16x256xi1>, tensor<16x256xi32>
+      %hi = arith.andi %key, %hiMaskT : tensor<16x256xi32>
+      %match = arith.cmpi eq, %hi, %prefixT : tensor<16x256xi32>
+      %sh = arith.shrui %key, %shiftT : tensor<16x256xi32>
+      %digit = arith.andi %sh, %digitMaskT : tensor<16x256xi32>
+      %hc = tile.histogram %digit mask %match
+          : tensor<16x256xi32> -> tensor<2048xi32>
+      %hn = arith.addi %h, %hc : tensor<2048xi32>
+      scf.yield %hn : tensor<2048xi32>
+    } {tile.load_ahead = 1 : i32}
+    %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+    %remT = tile.splat %rem : tensor<2048xi32>
+    %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+    %choice = arith.select %enough, %bins, %noneH
+        : tensor<2048xi1>, tensor<2048xi32>
+    %d = tile.reduce max %choice along 0 : tensor<2048xi32>
+    %dT = tile.splat %d : tensor<2048xi32>
+    %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
+    %aboveH = arith.select %above, %hist, %zeroH
+        : tensor<2048xi1>, tensor<2048xi32>
+    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
+    %dsh = arith.shli %d, %shift : i32
+    %np = arith.ori %prefix, %dsh : i32
+    %nr = arith.subi %rem, %skipped : i32
+    scf.yield %np, %nr : i32, i32
+  }
+  %guess = tile.splat %sel#0 : tensor<1xi32>
+  tile.store %guess, %sv[6160] : tensor<1xi32>
+  return
+}
+
+func.func @topk_guess_gather_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
+                                 %cand: !tile.ptr<i32>, %batch: i32,
+                                 %n: i32, %k: i32, %cap: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 72 : i32} {
+  %c0 = arith.constant 0 : i32
+  %cm1 = arith.constant -1 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %partLen = arith.constant 4096 : i32
+  %stateLen = arith.constant 6176 : i32
+  %countAt = arith.constant 6163 : i32
+  %part = tile.program_id x
+  %row = tile.program_id y
+  %row64 = arith.extui %row : i32 to i64
+  %n64 = arith.extui %n : i32 to i64
+  %xAt = arith.muli %row64, %n64 : i64
+  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
+  %stateLen64 = arith.extui %stateLen : i32 to i64
+  %sAt = arith.muli %row64, %stateLen64 : i64
+  %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+  %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
+  %cap64 = arith.extui %cap : i32 to i64
+  %cap2 = arith.addi %cap64, %cap64 : i64
+  %cAt = arith.muli %row64, %cap2 : i64
+  %cRow = tile.addptr %cand, %cAt : !tile.ptr<i32>, i64
+  %cLen = arith.addi %cap, %cap : i32
+  %cv = tile.make_view %cRow[%cLen] strides[1] : !tile.view<?xi32>
+  %guessT = tile.load %sv[6160] : tensor<1xi32>
+  %guess = tile.reduce max %guessT along 0 : tensor<1xi32>
+  %start = arith.muli %part, %partLen : i32
+  %lane = tile.iota : tensor<4096xi32>
+  %startT = tile.splat %start : tensor<4096xi32>
+  %cols = arith.addi %lane, %startT : tensor<4096xi32>
+  %nT = tile.splat %n : tensor<4096xi32>
+  %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+  %zeroT = tile.splat %c0 : tensor<4096xi32>
+  %onesT = tile.splat %cm1 : tensor<4096xi32>
+  %signT = tile.splat %kmin : tensor<4096xi32>
+  %t = tile.load %src[%start] mask %valid : tensor<4096xf32>
+  %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+  %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+  %flip = arith.select %neg, %onesT, %signT
+      : tensor<4096xi1>, tensor<4096xi32>
+  %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+  %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+  %key = arith.select %nan, %onesT, %ordered
+      : tensor<4096xi1>, tensor<4096xi32>
+  %guessK = tile.splat %guess : tensor<4096xi32>
+  %atLeast = arith.cmpi uge, %key, %guessK : tensor<4096xi32>
+  %isCand = arith.andi %valid, %atLeast : tensor<4096xi1>
+  %c32 = arith.extui %isCand : tensor<4096xi1> to tensor<4096xi32>
+  %total = tile.reduce add %c32 along 0 : tensor<4096xi32>
+  %any = arith.cmpi ne, %total, %c0 : i32
+  scf.if %any {
+    // One atomic reserves the part's slots; slots past `cap` are not
+    // written (the row's count then shows that they did not fit).
+    %add = tile.splat %total : tensor<1xi32>
+    %countSlot = tile.splat %countAt : tensor<1xi32>
+    %base = tile.atomic add %sv[%countSlot], %add
+        : !tile.view<?xi32>[tensor<1xi32>], tensor<1xi32>
+    %base0 = tile.reduce max %base along 0 : tensor<1xi32>
+    %before = tile.scan add %c32 along 0 exclusive : tensor<4096xi32>
+    %base0T = tile.splat %base0 : tensor<4096xi32>
+    %pos = arith.addi %before, %base0T : tensor<4096xi32>
+    %capT = tile.splat %cap : tensor<4096xi32>
+    %room = arith.cmpi slt, %pos, %capT : tensor<4096xi32>
+    %put = arith.andi %isCand, %room : tensor<4096xi1>
+    %colPos = arith.addi %pos, %capT : tensor<4096xi32>
+    tile.scatter_store %key, %cv[%pos] mask %put
+        : !tile.view<?xi32>[tensor<4096xi32>], tensor<4096xi32>
+    tile.scatter_store %cols, %cv[%colPos] mask %put
+        : !tile.view<?xi32>[tensor<4096xi32>], tensor<4096xi32>
+  }
+  return
+}
+
+// - topk_guess_select_f32, one program per row whose guess held (at least
+//   k candidates, all in their slots): the radix select of topk_f32 over
+//   the row's candidates, then its collection into the row of `work` (the
+//   elements above the k-th key, then the first `need` equal to it, as
+//   topk_collect_f32 writes them), for topk_sort_chunks and topk_merge_f32.
+//   One program holds the whole row, so the passes need no histograms in
+//   global memory, tickets or atomics; topk_hist_f32 and topk_collect_f32
+//   then skip the row.
+func.func @topk_guess_select_f32(%state: !tile.ptr<i32>, %cand: !tile.ptr<i32>,
+                                 %work: !tile.ptr<i64> {tile.noalias},
+                                 %batch: i32, %k: i32, %cap: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c10 = arith.constant 10 : i32
+  %c11 = arith.constant 11 : i32
+  %c16 = arith.constant 16 : i32
+  %c21 = arith.constant 21 : i32
+  %c1023 = arith.constant 1023 : i32
+  %c2047 = arith.constant 2047 : i32
+  %cm1 = arith.constant -1 : i32
+  %low16 = arith.constant 65535 : i32
+  %kmin = arith.constant -2147483648 : i32
+  %l32 = arith.constant 32 : i64
+  %chunk = arith.constant 4096 : i32
+  %stateLen = arith.constant 6176 : i32
+  %row = tile.program_id x
+  %row64 = arith.extui %row : i32 to i64
+  %stateLen64 = arith.extui %stateLen : i32 to i64
+  %sAt = arith.muli %row64, %stateLen64 : i64
+  %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+  %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
+  %countT1 = tile.load %sv[6163] : tensor<1xi32>
+  %count = tile.reduce max %countT1 along 0 : tensor<1xi32>
+  %enough = arith.cmpi sge, %count, %k : i32
+  %fits = arith.cmpi sle, %count, %cap : i32
+  %guessed = arith.andi %enough, %fits : i1
+  scf.if %guessed {
+    %cap64 = arith.extui %cap : i32 to i64
+    %cap2 = arith.addi %cap64, %cap64 : i64
+    %cAt = arith.muli %row64, %cap2 : i64
+    %cRow = tile.addptr %cand, %cAt : !tile.ptr<i32>, i64
+    %cLen = arith.addi %cap, %cap : i32
+    %cv = tile.make_view %cRow[%cLen] strides[1] : !tile.view<?xi32>
+    %k64 = arith.extui %k : i32 to i64
+    %wAt = arith.muli %row64, %k64 : i64
+    %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
+    %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
+    %lane = tile.iota : tensor<4096xi32>
+    %countT = tile.splat %count : tensor<4096xi32>
+    %bins = tile.iota : tensor<2048xi32>
+    %zeroH = tile.splat %c0 : tensor<2048xi32>
+    %noneH = tile.splat %cm1 : tensor<2048xi32>
+    %sel:2 = scf.for %pass = %c0 to %c3 step %c1
+        iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+      // Digits of 11, 11 and 10 bits from the top, as topk_f32.
+      %first = arith.cmpi eq, %pass, %c0 : i32
+      %last = arith.cmpi eq, %pass, %c2 : i32
+      %laterShift = arith.select %last, %c0, %c10 : i32
+      %shift = arith.select %first, %c21, %laterShift : i32
+      %digitMask = arith.select %last, %c1023, %c2047 : i32
+      %width = arith.select %last, %c10, %c11 : i32
+      %decided = arith.addi %shift, %width : i32
+      %safeShift = arith.select %first, %c0, %decided : i32
+      %hiBits = arith.shli %cm1, %safeShift : i32
+      %hiMask = arith.select %first, %c0, %hiBits : i32
+      %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+      %prefixT = tile.splat %prefix : tensor<4096xi32>
+      %shiftT = tile.splat %shift : tensor<4096xi32>
+      %digitMaskT = tile.splat %digitMask : tensor<4096xi32>
+      %hist = scf.for %j = %c0 to %count step %chunk
+          iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
+        %jT = tile.splat %j : tensor<4096xi32>
+        %slots = arith.addi %lane, %jT : tensor<4096xi32>
+        %valid = arith.cmpi slt, %slots, %countT : tensor<4096xi32>
+        %key = tile.load %cv[%j] mask %valid : tensor<4096xi32>
+        %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+        %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+        %counted = arith.andi %valid, %match : tensor<4096xi1>
+        %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+        %digit = arith.andi %sh, %digitMaskT : tensor<4096xi32>
+        %hc = tile.histogram %digit mask %counted
+            : tensor<4096xi32> -> tensor<2048xi32>
+        %hn = arith.addi %h, %hc : tensor<2048xi32>
+        scf.yield %hn : tensor<2048xi32>
+      } {tile.load_ahead = 1 : i32}
+      %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+      %remT = tile.splat %rem : tensor<2048xi32>
+      %atLeast = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+      %choice = arith.select %atLeast, %bins, %noneH
+          : tensor<2048xi1>, tensor<2048xi32>
+      %d = tile.reduce max %choice along 0 : tensor<2048xi32>
+      %dT = tile.splat %d : tensor<2048xi32>
+      %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
+      %aboveH = arith.select %above, %hist, %zeroH
+          : tensor<2048xi1>, tensor<2048xi32>
+      %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
+      %dsh = arith.shli %d, %shift : i32
+      %np = arith.ori %prefix, %dsh : i32
+      %nr = arith.subi %rem, %skipped : i32
+      scf.yield %np, %nr : i32, i32
+    }
+    // Slots: elements above the k-th key first, then the needed equal ones;
+    // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+    %thrT = tile.splat %sel#0 : tensor<4096xi32>
+    %needT = tile.splat %sel#1 : tensor<4096xi32>
+    %aboveK = arith.subi %k, %sel#1 : i32
+    %aboveT = tile.splat %aboveK : tensor<4096xi32>
+    %low16T = tile.splat %low16 : tensor<4096xi32>
+    %c16T = tile.splat %c16 : tensor<4096xi32>
+    %signT = tile.splat %kmin : tensor<4096xi32>
+    %l32T = tile.splat %l32 : tensor<4096xi64>
+    %placed:2 = scf.for %j = %c0 to %count step %chunk
+        iter_args(%gOff = %c0, %eOff = %c0) -> (i32, i32) : i32 {
+      %jT = tile.splat %j : tensor<4096xi32>
+      %slots = arith.addi %lane, %jT : tensor<4096xi32>
+      %valid = arith.cmpi slt, %slots, %countT : tensor<4096xi32>
+      %key = tile.load %cv[%j] mask %valid : tensor<4096xi32>
+      %jCol = arith.addi %j, %cap : i32
+      %cols = tile.load %cv[%jCol] mask %valid : tensor<4096xi32>
+      %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+      %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+      %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+      %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+      %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+      %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+      %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+      %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+      %gOffT = tile.splat %gOff : tensor<4096xi32>
+      %eOffT = tile.splat %eOff : tensor<4096xi32>
+      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+      %skey = arith.xori %key, %signT : tensor<4096xi32>
+      %skey64 = arith.extsi %skey : tensor<4096xi32> to tensor<4096xi64>
+      %keyHigh = arith.shli %skey64, %l32T : tensor<4096xi64>
+      %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
+      %packed = arith.ori %keyHigh, %col64 : tensor<4096xi64>
+      tile.scatter_store %packed, %wv[%pos] mask %take
+          : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
+      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
+      %chunkGt = arith.andi %chunkCounts, %low16 : i32
+      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+      %ng = arith.addi %gOff, %chunkGt : i32
+      %ne = arith.addi %eOff, %chunkEq : i32
+      scf.yield %ng, %ne : i32, i32
+    }
   }
   return
 }

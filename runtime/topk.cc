@@ -106,6 +106,18 @@ constexpr int64_t kMaxGridY = 65535;
 constexpr char kHistKernelName[] = "topk_hist_f32";
 constexpr char kGatherKernelName[] = "topk_gather_f32";
 constexpr char kCollectKernelName[] = "topk_collect_f32";
+constexpr char kGuessKernelName[] = "topk_guess_f32";
+constexpr char kGuessGatherKernelName[] = "topk_guess_gather_f32";
+constexpr char kGuessSelectKernelName[] = "topk_guess_select_f32";
+// topk_guess_gather_f32's columns per program, and LongRowsGuess's
+// bounds: the least input (elements), the sample's runs of 256 columns
+// (16 per 4096-element tile, at most 128), the rank aimed at and the
+// least taken.
+constexpr int64_t kGuessPartLen = 4096;
+constexpr int64_t kGuessMinElements = int64_t(1) << 22;
+constexpr int64_t kGuessBlockLen = 256, kGuessBlocksPerTile = 16;
+constexpr int64_t kGuessMaxBlocks = 128;
+constexpr int64_t kGuessAimRank = 32, kGuessMinRank = 16;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -114,7 +126,7 @@ constexpr char kCollectKernelName[] = "topk_collect_f32";
 // to be measured). 32000: the one-program-per-row kernel measured 87.8 -
 // 109 us at batch 1 - 4 on rows of 32000 (k = 256 - 2048) on the H200,
 // the long-rows path 50.8 - 54.9 us on rows four times longer.
-constexpr int kRowStateWords = 6160;
+constexpr int kRowStateWords = 6176;
 constexpr int kRadixPasses = 3;
 // Candidate slots per row gathered by the second pass (LongRowsCandidates).
 constexpr int64_t kLongRowsMinCandidates = 32768;
@@ -312,17 +324,23 @@ int LongRowsPartLen(int64_t batch, int64_t n) {
 // cleared first: topk_hist_f32, topk_gather_f32 (the second digit, and each
 // row's candidates gathered into LongRowsCandidates(n, k) slots, which the
 // third pass and the collection read instead of the row where they all
-// fit), topk_hist_f32; then topk_collect_f32 and SortSlots.
+// fit), topk_hist_f32; then topk_collect_f32 and SortSlots. Where
+// LongRowsGuess allows, topk_guess_f32, topk_guess_gather_f32 and
+// topk_guess_select_f32 go first and finish every row whose guessed
+// candidates hold its k largest (one read of the row); the passes then
+// skip those rows.
 absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                           float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
       device, {kHistKernelName, kGatherKernelName, kCollectKernelName,
-               kSortChunksKernelName, kMergeKernelName});
+               kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
+               kGuessGatherKernelName, kGuessSelectKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &hist = *(*kernels)[0], &gather = *(*kernels)[1],
                &collect = *(*kernels)[2], &sort = *(*kernels)[3],
-               &merge = *(*kernels)[4];
+               &merge = *(*kernels)[4], &sample = *(*kernels)[5],
+               &guessGather = *(*kernels)[6], &guessSelect = *(*kernels)[7];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -347,6 +365,39 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
             TILEC_RETURN_IF_ERROR((*driver)->Check(
                 (*driver)->api().cuMemsetD32Async(state, 0, stateWords, stream),
                 "cuMemsetD32Async"));
+            const LongRowsGuessPlan guess = LongRowsGuess(batch, n, k);
+            if (guess.blocks > 0) {
+              const KernelArg sampleArgs[] = {KernelArg::Ptr(x),
+                                              KernelArg::DevicePtr(state),
+                                              KernelArg::I32(batch),
+                                              KernelArg::I32(n),
+                                              KernelArg::I32(guess.blocks),
+                                              KernelArg::I32(guess.step),
+                                              KernelArg::I32(guess.rank)};
+              TILEC_RETURN_IF_ERROR(sample.Launch({uint32_t(batch), 1, 1},
+                                                  sampleArgs, stream,
+                                                  PointerCheck::kSkip));
+              const KernelArg gatherArgs[] = {
+                  KernelArg::Ptr(x),          KernelArg::DevicePtr(state),
+                  KernelArg::DevicePtr(cand), KernelArg::I32(batch),
+                  KernelArg::I32(n),          KernelArg::I32(k),
+                  KernelArg::I32(cap)};
+              const uint32_t guessParts =
+                  uint32_t((int64_t(n) + kGuessPartLen - 1) / kGuessPartLen);
+              TILEC_RETURN_IF_ERROR(
+                  guessGather.Launch({guessParts, uint32_t(batch), 1},
+                                     gatherArgs, stream, PointerCheck::kSkip));
+              const KernelArg selectArgs[] = {KernelArg::DevicePtr(state),
+                                              KernelArg::DevicePtr(cand),
+                                              KernelArg::DevicePtr(buffers[0]),
+                                              KernelArg::I32(batch),
+                                              KernelArg::I32(k),
+                                              KernelArg::I32(cap)};
+              TILEC_RETURN_IF_ERROR(guessSelect.Launch({uint32_t(batch), 1, 1},
+                                                       selectArgs, stream,
+                                                       PointerCheck::kSkip));
+            }
+            const int guessOn = guess.blocks > 0 ? 1 : 0;
             const Dim3 grid = {parts, uint32_t(batch), 1};
             for (int pass = 0; pass < kRadixPasses; ++pass) {
               const KernelArg args[] = {
@@ -354,7 +405,7 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                   KernelArg::DevicePtr(cand), KernelArg::I32(batch),
                   KernelArg::I32(n),          KernelArg::I32(k),
                   KernelArg::I32(pass),       KernelArg::I32(partLen),
-                  KernelArg::I32(cap)};
+                  KernelArg::I32(cap),        KernelArg::I32(guessOn)};
               // Pass 1 gathers candidates where there are slots for them.
               const Kernel &kernel = pass == 1 && cap > 0 ? gather : hist;
               TILEC_RETURN_IF_ERROR(
@@ -365,7 +416,7 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                 KernelArg::DevicePtr(cand), KernelArg::DevicePtr(buffers[0]),
                 KernelArg::I32(batch),      KernelArg::I32(n),
                 KernelArg::I32(k),          KernelArg::I32(partLen),
-                KernelArg::I32(cap)};
+                KernelArg::I32(cap),        KernelArg::I32(guessOn)};
             TILEC_RETURN_IF_ERROR(
                 collect.Launch(grid, args, stream, PointerCheck::kSkip));
             return SortSlots(sort, merge, buffers[0], buffers[1], batch, k,
@@ -436,6 +487,32 @@ const char *TopKStrategyName(TopKStrategy strategy) {
 int LongRowsCandidates(int64_t n, int64_t k) {
   const int64_t cap = std::max<int64_t>(kLongRowsMinCandidates, 2 * k);
   return cap >= n ? 0 : int(cap);
+}
+
+LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
+  LongRowsGuessPlan plan;
+  const int64_t cap = LongRowsCandidates(n, k);
+  if (cap == 0 || batch * n < kGuessMinElements || 4 * k > cap)
+    return plan;
+  // Candidates aimed at: 4k, at most half the slots (at least 2k).
+  const int64_t target = std::min(4 * k, cap / 2);
+  // Runs enough for the aimed rank, in whole tiles of 16, within the row.
+  const int64_t wanted = (kGuessAimRank * n + target * kGuessBlockLen - 1) /
+                         (target * kGuessBlockLen);
+  int64_t blocks = (wanted + kGuessBlocksPerTile - 1) / kGuessBlocksPerTile *
+                   kGuessBlocksPerTile;
+  blocks = std::min(
+      {blocks, kGuessMaxBlocks,
+       n / kGuessBlockLen / kGuessBlocksPerTile * kGuessBlocksPerTile});
+  if (blocks == 0)
+    return plan;
+  const int64_t rank = target * blocks * kGuessBlockLen / n;
+  if (rank < kGuessMinRank)
+    return plan;
+  plan.blocks = int(blocks);
+  plan.step = int(n / blocks);
+  plan.rank = int(rank);
+  return plan;
 }
 
 const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count) {

@@ -62,6 +62,17 @@ const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count);
 // 2k and at least 32768, or 0 (no gathering) where that reaches n.
 int LongRowsCandidates(int64_t n, int64_t k);
 
+// The guessed start of the long-rows path (topk_guess_f32,
+// topk_guess_gather_f32): the threshold is the `rank`-th largest key of a
+// sample of `blocks` runs of 256 columns, `step` columns apart, aiming at
+// 4k candidates (at most half the slots) with a rank of at least 32 where
+// 128 runs allow it; `blocks` is 0 where the path is not taken (inputs
+// under 2^22 elements, k above a quarter of the slots, a rank under 16).
+struct LongRowsGuessPlan {
+  int blocks = 0, step = 0, rank = 0;
+};
+LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k);
+
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
 // views take 32-bit extents; their addresses are 64-bit, so batch * n may

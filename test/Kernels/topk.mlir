@@ -152,6 +152,19 @@
 // CHECK-DAG: atom.global.add.u32
 // CHECK-DAG: st.global.b32
 
+// The guessed start of the long-rows path: the sample's radix select in
+// shared-memory histograms; the gathering kernel's 16-byte loads, one
+// atomic per program and its scattered candidates; the per-row select
+// writing the 64-bit slots of work (each as two 32-bit stores).
+// CHECK-LABEL: .entry topk_guess_f32(
+// CHECK: red.shared.add.u32
+// CHECK-LABEL: .entry topk_guess_gather_f32(
+// CHECK: ld.global.v4.b32
+// CHECK: atom.global.add.u32
+// CHECK: st.global.b32
+// CHECK-LABEL: .entry topk_guess_select_f32(
+// CHECK: st.global.b32
+
 // META: "name": "topk_select_f32"
 // META: "name": "work"
 // META: "name": "topk_sort_chunks"
@@ -167,6 +180,11 @@
 // META: "name": "pass"
 // META: "name": "partLen"
 // META: "name": "topk_collect_f32"
+// META: "name": "guessOn"
+// META: "name": "topk_guess_f32"
+// META: "name": "rank"
+// META: "name": "topk_guess_gather_f32"
+// META: "name": "topk_guess_select_f32"
 
 // The kernels assemble without spills.
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill

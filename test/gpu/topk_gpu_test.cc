@@ -43,7 +43,9 @@ struct Case {
     kRandInt,
     kNegInf,
     kUlps,
-    kBucket
+    kBucket,
+    kSampledHigh,
+    kSampledLow
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -125,6 +127,21 @@ std::vector<float> MakeInput(const Case &c) {
         row[i] = -1.0f - float(rng() % 4096) / 4096.0f;
       for (int i = 0; i < hi && i < c.n; ++i)
         row[int64_t(i) * c.n / hi] = 1.0f + float(rng() % 4096) / 65536.0f;
+      break;
+    }
+    case Case::kSampledHigh:
+    case Case::kSampledLow: {
+      // Normal values, but the columns the long-rows path samples for its
+      // guessed threshold (LongRowsGuess) are 100 above or below all the
+      // others: the guess then lets too few or too many candidates through
+      // and the row must take the unguessed passes.
+      const LongRowsGuessPlan plan = LongRowsGuess(c.batch, c.n, c.k);
+      for (int i = 0; i < c.n; ++i)
+        row[i] = normal(rng);
+      const float shift = c.kind == Case::kSampledHigh ? 100.0f : -100.0f;
+      for (int b = 0; b < plan.blocks; ++b)
+        for (int i = 0; i < 256; ++i)
+          row[int64_t(b) * plan.step + i] += shift;
       break;
     }
     case Case::kUlps: {
@@ -387,6 +404,20 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"long_candidates_over", 3, 100000, 300, Case::kBucket, 32769.0f},
         Case{"long_candidates_k17000", 2, 100000, 17000, Case::kBucket,
              34000.0f},
+        // The guessed long-rows path (inputs of at least 2^22 elements, k
+        // at most a quarter of the slots): normal values, specials, ties,
+        // sorted rows; a sample that lets too few or too many candidates
+        // through (the unguessed passes take over); k = 8192 | 8193 (a
+        // quarter of the 32768 slots); 2^22 - 65536 elements (unguessed).
+        Case{"guess_randn", 64, 65536, 1000, Case::kRandn, 1.0f},
+        Case{"guess_specials", 64, 65536, 1000, Case::kSpecials, 1.0f},
+        Case{"guess_few_values", 64, 65536, 3000, Case::kFewValues, 1.0f},
+        Case{"guess_ascending", 64, 65536, 700, Case::kAscending, 1.0f},
+        Case{"guess_sampled_high", 64, 65536, 1000, Case::kSampledHigh, 1.0f},
+        Case{"guess_sampled_low", 64, 65536, 1000, Case::kSampledLow, 1.0f},
+        Case{"guess_k8192", 64, 65536, 8192, Case::kRandn, 1.0f},
+        Case{"long_k8193_unguessed", 64, 65536, 8193, Case::kRandn, 1.0f},
+        Case{"long_below_guess", 63, 65536, 1000, Case::kRandn, 1.0f},
         // row | large k: k = 2048 | 2049.
         Case{"row_k2048", 3, 5000, 2048, Case::kRandn, 1.0f},
         Case{"large_k2049", 3, 5000, 2049, Case::kRandn, 1.0f},

@@ -117,6 +117,32 @@ TEST(TopKStrategyTest, LongRowsCandidateSlots) {
   EXPECT_EQ(LongRowsCandidates(131072, 65535), 131070);
 }
 
+TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
+  // 256 x 131072, k = 1024: 4096 candidates aimed at, 16 runs of 256
+  // (rank 32 needs only 4), 8192 columns apart; rank 128 of 4096.
+  LongRowsGuessPlan plan = LongRowsGuess(256, 131072, 1024);
+  EXPECT_EQ(plan.blocks, 16);
+  EXPECT_EQ(plan.step, 8192);
+  EXPECT_EQ(plan.rank, 128);
+  // 64 x 10^6, k = 256: 1024 aimed at; rank 32 needs 123 runs -> 128.
+  plan = LongRowsGuess(64, 1000000, 256);
+  EXPECT_EQ(plan.blocks, 128);
+  EXPECT_EQ(plan.step, 7812);
+  EXPECT_EQ(plan.rank, 33);
+  // k = 8192 is a quarter of the 32768 slots: 2k aimed at; 8193 is not
+  // guessed.
+  plan = LongRowsGuess(64, 65536, 8192);
+  EXPECT_EQ(plan.blocks, 16);
+  EXPECT_EQ(plan.rank, 1024);
+  EXPECT_EQ(LongRowsGuess(64, 65536, 8193).blocks, 0);
+  // Inputs under 2^22 elements, and rows whose slots are the whole row.
+  EXPECT_EQ(LongRowsGuess(63, 65536, 1000).blocks, 0);
+  EXPECT_EQ(LongRowsGuess(64, 65536, 1000).blocks, 16);
+  EXPECT_EQ(LongRowsGuess(1024, 32768, 100).blocks, 0);
+  // 5 x 10^6, k = 65: rank 32 would need 481 runs; 128 give rank 8.
+  EXPECT_EQ(LongRowsGuess(5, 1000000, 65).blocks, 0);
+}
+
 TEST(TopKStrategyTest, Names) {
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRows), "rows");
   EXPECT_STREQ(TopKStrategyName(TopKStrategy::kRowsFew), "rows_few");
