@@ -1854,8 +1854,9 @@ func.func @topk_rows_select(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
 // pass (6147-6149), how many candidates pass 1 finds (6150, from pass 0's
 // histogram), per pass the digits chosen so far and how many elements are
 // still wanted (6152 + 2 pass, + 1), and for the guessed path below the
-// guessed threshold (6160) and how many candidates it found (6163). Program (part, row) covers `partLen` columns
-// (a multiple of 4096) of the row, or the same share of its candidates.
+// guessed threshold (6160) and how many candidates it found (6163).
+// Program (part, row) covers `partLen` columns (a multiple of 4096) of the
+// row, or the same share of its candidates.
 // - topk_hist_f32, passes 0 and 2: every program histograms the digit of
 //   its elements that match the digits chosen so far, and adds its non-zero
 //   bins to the row's histogram of this pass (global atomics). The last

@@ -136,6 +136,8 @@ std::vector<float> MakeInput(const Case &c) {
       // others: the guess then lets too few or too many candidates through
       // and the row must take the unguessed passes.
       const LongRowsGuessPlan plan = LongRowsGuess(c.batch, c.n, c.k);
+      if (plan.blocks == 0)
+        ADD_FAILURE() << c.name << " does not take the guessed path";
       for (int i = 0; i < c.n; ++i)
         row[i] = normal(rng);
       const float shift = c.kind == Case::kSampledHigh ? 100.0f : -100.0f;
