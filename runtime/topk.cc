@@ -118,6 +118,7 @@ constexpr int64_t kGuessMinElements = int64_t(1) << 22;
 constexpr int64_t kGuessBlockLen = 256, kGuessBlocksPerTile = 16;
 constexpr int64_t kGuessMaxBlocks = 128;
 constexpr int64_t kGuessAimRank = 32, kGuessMinRank = 16;
+constexpr int64_t kGuessMaxBatch = 2048;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -449,6 +450,12 @@ TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
     return TopKStrategy::kSplit;
   // Few long rows: the radix select split over programs, any k.
   if (n >= kLongRowsMinN && batch <= kLongRowsMaxBatch)
+    return TopKStrategy::kLongRows;
+  // More long rows, k <= kRowMaxK: the same path where its guessed start
+  // applies (each row read once, against four times by the row path), up
+  // to kGuessMaxBatch rows (its scratch is about 320 KB per row).
+  if (n >= kLongRowsMinN && batch <= kGuessMaxBatch && k <= kRowMaxK &&
+      LongRowsGuess(batch, n, k).blocks > 0)
     return TopKStrategy::kLongRows;
   // One program per row sorts up to kRowMaxK survivors in registers.
   if (k <= kRowMaxK)

@@ -34,7 +34,9 @@ namespace tilec {
 // - kLongRows: n >= 32000 and batch <= 256 (beyond kTop1 and kSplit), any
 //   k: the radix select split over programs (topk_hist_f32 per digit, the
 //   rows' histograms merged by global atomics), the survivors compacted
-//   into scratch (topk_collect_f32), sorted as for kLargeK.
+//   into scratch (topk_collect_f32), sorted as for kLargeK; rows whose
+//   guessed threshold holds (LongRowsGuess) read once instead. Also up to
+//   2048 rows with k <= 2048 where that guess applies.
 // - kLargeK: any larger k: radix select and compaction into scratch
 //   (topk_select_f32), sorted chunks of 2048 (topk_sort_chunks), then
 //   merges of doubling runs (topk_merge_f32), several launches.

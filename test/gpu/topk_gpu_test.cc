@@ -388,7 +388,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"long_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
         Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
         Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
-        Case{"row_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
+        // 257 rows where the guessed long-rows start applies, and 300.
+        Case{"guess_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
+        Case{"guess_batch300", 300, 40000, 100, Case::kSpecials, 1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
@@ -464,8 +466,12 @@ INSTANTIATE_TEST_SUITE_P(
     Big, TopKGpuTest,
     ::testing::Values(
         // The 64 slots of topk_f32 (k <= 64 beyond the split path's 4096
-        // candidates, more rows than the long-rows path takes), specials.
-        Case{"row_k64_specials", 257, 4096 * 64 + 1, 64, Case::kSpecials, 1.0f},
+        // candidates, more rows than the long-rows path takes unguessed,
+        // a sample rank of 13: unguessed), specials.
+        Case{"row_k64_specials", 257, 600001, 64, Case::kSpecials, 1.0f},
+        // The guessed long-rows path's most rows, 2048 | 2049.
+        Case{"guess_batch2048", 2048, 32769, 100, Case::kRandn, 1.0f},
+        Case{"row_batch2049_guessable", 2049, 32769, 100, Case::kRandn, 1.0f},
         // k = 16384 of rows of a million columns (the long-rows path).
         Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
         // More rows than one large-k launch takes (65535); rows around the

@@ -69,7 +69,10 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(64, 8192, 65), TopKStrategy::kRow);
   EXPECT_EQ(Choose(1, 4096 * 64, 64), TopKStrategy::kSplit);
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
-  EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kRow);
+  // More than 256 rows take the long-rows path only where its guessed
+  // start applies: not at k = 64 of 600001 columns (sample rank 13).
+  EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 600001, 64), TopKStrategy::kRow);
   EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
   // Few long rows: n >= 32000 and batch <= 256, any k.
   EXPECT_EQ(Choose(2, 31999, 100), TopKStrategy::kRow);
@@ -79,7 +82,10 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(1, 31999, 16384), TopKStrategy::kLargeK);
   EXPECT_EQ(Choose(1, 32000, 16384), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(256, 131072, 1024), TopKStrategy::kLongRows);
-  EXPECT_EQ(Choose(257, 131072, 1024), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(257, 131072, 1024), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(2048, 131072, 1024), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(2049, 131072, 1024), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(1024, 131072, 2049), TopKStrategy::kLargeK);
   EXPECT_EQ(Choose(1, 1000000, 16384), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(4, 1000000, 1000000), TopKStrategy::kLongRows);
   // One program per row up to k = 2048, then the large-k path.
