@@ -1150,6 +1150,39 @@ static LogicalResult verifyCombine(Operation *op, CombineKind kind,
   return success();
 }
 
+/// `resultType` is what combining `src` along `dim` gives: the element for
+/// a rank-1 tile, else the tile without that dimension (with the slice of
+/// the operand's layout, where both have layouts). `what` names it
+/// ("result" or "total").
+static LogicalResult verifyCombinedAlong(Operation *op, RankedTensorType src,
+                                         unsigned dim, Type resultType,
+                                         StringRef what) {
+  if (src.getRank() == 1) {
+    if (resultType != src.getElementType())
+      return op->emitOpError()
+             << (what == "result" ? "reducing a rank-1 tile yields"
+                                  : "the total of a rank-1 tile is")
+             << " a scalar " << src.getElementType() << ", got " << resultType;
+    return success();
+  }
+  auto result = dyn_cast<RankedTensorType>(resultType);
+  SmallVector<int64_t> expected(src.getShape());
+  expected.erase(expected.begin() + dim);
+  if (!result || result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != src.getElementType())
+    return op->emitOpError()
+           << what << " must be a "
+           << RankedTensorType::get(expected, src.getElementType()) << " tile";
+  if (getLayout(src) && getLayout(result)) {
+    auto slice = dyn_cast<SliceLayoutAttr>(result.getEncoding());
+    if (!slice || slice.getDim() != dim ||
+        slice.getParent() != src.getEncoding())
+      return op->emitOpError() << what << " layout must be the slice along "
+                               << dim << " of the operand layout";
+  }
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   unsigned dim = getDim();
@@ -1159,30 +1192,7 @@ LogicalResult ReduceOp::verify() {
                          << " tile";
   if (failed(verifyCombine(*this, getKind(), src.getElementType())))
     return failure();
-  Type resultType = getResult().getType();
-  if (src.getRank() == 1) {
-    if (resultType != src.getElementType())
-      return emitOpError() << "reducing a rank-1 tile yields a scalar "
-                           << src.getElementType() << ", got " << resultType;
-    return success();
-  }
-  auto result = dyn_cast<RankedTensorType>(resultType);
-  SmallVector<int64_t> expected(src.getShape());
-  expected.erase(expected.begin() + dim);
-  if (!result || result.getShape() != ArrayRef<int64_t>(expected) ||
-      result.getElementType() != src.getElementType())
-    return emitOpError() << "result must be a "
-                         << RankedTensorType::get(expected,
-                                                  src.getElementType())
-                         << " tile";
-  if (getLayout(src) && getLayout(result)) {
-    auto slice = dyn_cast<SliceLayoutAttr>(result.getEncoding());
-    if (!slice || slice.getDim() != dim ||
-        slice.getParent() != src.getEncoding())
-      return emitOpError() << "result layout must be the slice along " << dim
-                           << " of the operand layout";
-  }
-  return success();
+  return verifyCombinedAlong(*this, src, dim, getResult().getType(), "result");
 }
 
 LogicalResult ScanOp::verify() {
@@ -1191,7 +1201,22 @@ LogicalResult ScanOp::verify() {
     return emitOpError() << "dimension " << getDim()
                          << " is out of range for a rank-" << src.getRank()
                          << " tile";
-  return verifyCombine(*this, getKind(), src.getElementType());
+  if (failed(verifyCombine(*this, getKind(), src.getElementType())))
+    return failure();
+  Value total = getTotal();
+  if (!total)
+    return success();
+  // Integer combines and max/min do not depend on their order; a float sum
+  // would differ from the tile.reduce it stands for.
+  bool orderFree = isa<IntegerType>(src.getElementType()) ||
+                   getKind() == CombineKind::Max ||
+                   getKind() == CombineKind::Min;
+  if (!orderFree)
+    return emitOpError() << "a total needs integer elements or 'max' or "
+                            "'min', got '"
+                         << stringifyCombineKind(getKind()) << "' of "
+                         << src.getElementType();
+  return verifyCombinedAlong(*this, src, getDim(), total.getType(), "total");
 }
 
 LogicalResult

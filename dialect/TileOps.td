@@ -929,22 +929,32 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultType]> {
+def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
   let summary = "prefix combine along one dimension";
   let description = [{
     Inclusive (or `exclusive`) prefix of `kind` along `dim`, optionally from
     the end (`reverse`).
 
+    With `total`, a second result holds the combine of the whole dimension,
+    what `tile.reduce` of the operand along `dim` gives (a scalar for a
+    rank-1 tile): the scan has it on the way, so a count and the positions
+    of a compaction cost one pass across threads, not two. Only for integer
+    tiles, or `max` and `min` (whose result does not depend on the order of
+    the combines). `tile-scan-totals` folds reductions into the scans of the
+    same tile.
+
     ```mlir
     %c = tile.scan add %h along 0 exclusive : tensor<256xi32>
+    %pos, %count = tile.scan add %take along 0 exclusive
+        : tensor<4096xi32> total i32
     ```
   }];
   let arguments = (ins Tile_CombineKindAttr:$kind, Tile_Tile:$src,
                        I32Attr:$dim, UnitAttr:$reverse, UnitAttr:$exclusive);
-  let results = (outs Tile_Tile:$result);
+  let results = (outs Tile_Tile:$result, Optional<AnyType>:$total);
   let assemblyFormat = [{
     custom<EnumKeyword>($kind) $src `along` $dim (`reverse` $reverse^)? (`exclusive` $exclusive^)?
-    attr-dict `:` type($src)
+    attr-dict `:` type($src) (`total` type($total)^)?
   }];
   let hasVerifier = 1;
 }

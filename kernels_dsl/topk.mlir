@@ -2290,6 +2290,9 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
     %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
     %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+    // The slots' scan and the chunk's counts in one pass
+    // (tile-scan-totals).
+    %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
     %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
     %any = arith.cmpi ne, %chunkCounts, %c0 : i32
     scf.if %any {
@@ -2305,7 +2308,6 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
       %oldEq = arith.select %isGt2, %zero2, %old : tensor<2xi1>, tensor<2xi32>
       %gOff = tile.reduce max %oldGt along 0 : tensor<2xi32>
       %eOff = tile.reduce max %oldEq along 0 : tensor<2xi32>
-      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
       %gOffT = tile.splat %gOff : tensor<4096xi32>
       %eOffT = tile.splat %eOff : tensor<4096xi32>
       %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>

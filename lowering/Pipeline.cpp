@@ -45,6 +45,9 @@ void mlir::tile::buildTileLevelPipeline(OpPassManager &pm,
   pm.addPass(createTileAssignLayouts({options.numWarps, options.target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After layouts (it needs to know that a tile covers the program) and
+  // CSE (one reduction per scan).
+  pm.addPass(createTileScanTotals());
   // After layouts (it leaves tcgen05 kernels alone), before pipelining
   // (whose rings then run across tiles).
   pm.addPass(createTilePersistent());

@@ -7,6 +7,9 @@
 // per-(run, warp) totals meet in shared scratch, where every thread combines
 // the totals that precede its own. A tile narrower than the CTA along the
 // dimension is scanned as independent segments, one per set of replicas.
+// The scan's `total` (the combine of the whole line) is what every thread
+// sums from those same totals, or the last lane's when one warp holds the
+// line: no scratch or barrier beyond the scan's own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +72,11 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
                            : std::min(warps, extent / (size * lanes));
     int64_t chunks = reps * segWarps;
     Distribution rows = getReducedDistribution(*dist, dim);
+    bool wantTotal = static_cast<bool>(op.getTotal());
+    if (wantTotal && (segElems < size || segLanes < lanes || segWarps < warps))
+      return op.emitOpError("the total of a tile narrower than the program "
+                            "along the scanned dimension is not supported; "
+                            "use tile.reduce");
 
     ThreadPosition pos = getThreadPosition(b, loc, *dist);
     Value laneIdx = LLVM::URemOp::create(
@@ -139,7 +147,7 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
                      identity, y);
         }
         warpTotal[rq] = x;
-        if (lanes > 1 && chunks > 1) {
+        if (lanes > 1 && (chunks > 1 || wantTotal)) {
           // The run total sits in the last lane (in scan order).
           Value srcLane = LLVM::AddOp::create(
               b, loc,
@@ -154,8 +162,12 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
       }
     }
 
-    // Combined totals of the (rep, warp) chunks before each run.
+    // Combined totals of the (rep, warp) chunks before each run, and of
+    // the whole line (with one chunk, the run's total in every lane).
     SmallVector<Value> chunkPrefix(numRows * reps, identity);
+    SmallVector<Value> totals(numRows);
+    if (chunks == 1)
+      totals = warpTotal;
     if (chunks > 1) {
       // Partials at [chunk][row], padded, so that the lanes of a warp,
       // which hold different rows, store to different banks.
@@ -213,6 +225,7 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
           chunkPrefix[r * reps + q] = combine(carry, before);
           carry = combine(carry, total);
         }
+        totals[r] = carry;
       }
     }
 
@@ -231,7 +244,10 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
         }
       }
     }
-    rewriter.replaceOpWithMultiple(op, {results});
+    if (wantTotal)
+      rewriter.replaceOpWithMultiple(op, {results, totals});
+    else
+      rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
 };

@@ -404,11 +404,20 @@ private:
       if (!blocked)
         layout = {};
     }
+    auto scan = dyn_cast<ScanOp>(op);
     for (Value result : op->getResults()) {
-      if (!isa<RankedTensorType>(result.getType()))
+      if (!isa<RankedTensorType>(result.getType()) ||
+          (scan && result == scan.getTotal()))
         continue;
       setLayout(result, layout ? layout : defaultLayout(result.getType()));
     }
+    // A scan's total (of a tile of rank 2 or more) is the slice of its
+    // layout along the scanned dimension, as a reduction's result.
+    if (scan && scan.getTotal() &&
+        isa<RankedTensorType>(scan.getTotal().getType()))
+      setLayout(scan.getTotal(),
+                SliceLayoutAttr::get(func.getContext(), scan.getDim(),
+                                     layoutOf(scan.getResult())));
     Attribute resultLayout =
         cast<RankedTensorType>(op->getResult(0).getType()).getEncoding();
     for (OpOperand &operand : op->getOpOperands()) {

@@ -55,6 +55,22 @@ def TileAccumulateHistograms
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileScanTotals : Pass<"tile-scan-totals", "::mlir::ModuleOp"> {
+  let summary = "take a reduction from the scan of the same tile";
+  let description = [{
+    A `tile.reduce` whose operand is also scanned with the same combine
+    along the same dimension, in the same block, becomes the `total` of
+    that `tile.scan`: the scan's per-warp totals already meet in shared
+    memory, so the reduction's own shuffles, scratch and two barriers go
+    away. Compactions count and place their elements this way (a prefix
+    sum for the positions, a sum for the count). Only for combines whose
+    result does not depend on their order (integers, float max and min)
+    and tiles that cover the program along the dimension (no replicas).
+    Runs after layouts are assigned.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileSplitK : Pass<"tile-split-k", "::mlir::ModuleOp"> {
   let summary = "split a kernel's reduction loop over programs along grid z";
   let description = [{

@@ -699,3 +699,19 @@ func.func @histogram_add_rank(%t: tensor<16xi32>, %b: !tile.smem<2x8xi32>) {
   tile.histogram_add %t, %b : tensor<16xi32>, !tile.smem<2x8xi32>
   return
 }
+
+// -----
+
+func.func @scan_total_float_add(%t: tensor<64xf32>) -> f32 {
+  // expected-error @+1 {{a total needs integer elements or 'max' or 'min', got 'add' of 'f32'}}
+  %s, %total = tile.scan add %t along 0 : tensor<64xf32> total f32
+  return %total : f32
+}
+
+// -----
+
+func.func @scan_total_type(%t: tensor<4x64xi32>) -> tensor<64xi32> {
+  // expected-error @+1 {{total must be a 'tensor<4xi32>' tile}}
+  %s, %total = tile.scan add %t along 1 : tensor<4x64xi32> total tensor<64xi32>
+  return %total : tensor<64xi32>
+}

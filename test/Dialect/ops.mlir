@@ -65,6 +65,7 @@ func.func @addptr(%p: !tile.ptr<f32>, %q: !tile.ptr<bf16>, %at: i64, %n: i32) {
 // CHECK: tile.reduce max %{{.*}} along 1 : tensor<8x128xf32>{{ *$}}
 // CHECK: tile.reduce add %{{.*}} along 0 : tensor<8xf32>{{ *$}}
 // CHECK: tile.scan add %{{.*}} along 0 reverse exclusive : tensor<128xi32>
+// CHECK: tile.scan max %{{.*}} along 1 : tensor<8x128xf32> total tensor<8xf32>
 // CHECK: tile.sort %{{.*}}, %{{.*}} along 0 descending : tensor<128xf32>, tensor<128xi32>
 // CHECK: tile.sort %{{.*}} along 0 runs 32 : tensor<128xi32>
 // CHECK: tile.histogram %{{.*}} : tensor<128xi32> -> tensor<256xi32>
@@ -76,6 +77,7 @@ func.func @shapes(%s: f32) -> f32 {
   %r = tile.reduce max %b along 1 : tensor<8x128xf32> -> tensor<8xf32>
   %t = tile.reduce add %r along 0 : tensor<8xf32> -> f32
   %c = tile.scan add %i along 0 reverse exclusive : tensor<128xi32>
+  %cm, %cmax = tile.scan max %b along 1 : tensor<8x128xf32> total tensor<8xf32>
   %k, %v = tile.sort %a, %i along 0 descending : tensor<128xf32>, tensor<128xi32>
   %m = tile.sort %i along 0 runs 32 : tensor<128xi32>
   %h = tile.histogram %c : tensor<128xi32> -> tensor<256xi32>

@@ -92,3 +92,50 @@ func.func @scan_replicated_warps(%p: !tile.ptr<i32>, %n: i32) attributes {tile.k
   tile.store %s, %v[%c0] : tensor<64xi32>, !tile.view<?xi32>
   return
 }
+
+// -----
+
+// A scan with its total: 4096 elements over 8 warps, the warp totals meet
+// in scratch between the scan's two barriers, and every thread sums all
+// eight for the total: no third barrier, no reduction's shuffles.
+// CHECK-LABEL: llvm.func @scan_total
+// CHECK-COUNT-2: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: nvvm.shfl.sync  bfly
+// CHECK: llvm.return
+// PTX-LABEL: .entry scan_total
+// PTX-COUNT-2: bar.sync 0
+// PTX-NOT: bar.sync
+// PTX: ret;
+func.func @scan_total(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %t = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<4096xi32>
+  %s, %total = tile.scan add %t along 0 exclusive : tensor<4096xi32> total i32
+  %tt = tile.splat %total : tensor<4096xi32>
+  %r = arith.addi %s, %tt : tensor<4096xi32>
+  tile.store %r, %v[%c0] : tensor<4096xi32>, !tile.view<?xi32>
+  return
+}
+
+// -----
+
+// One warp along the line (64 elements, 2 per lane): the total is the
+// last lane's inclusive prefix, read with one shfl.idx; no barrier.
+// CHECK-LABEL: llvm.func @scan_total_one_warp
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.shfl.sync  idx
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+func.func @scan_total_one_warp(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i32> -> !tile.view<?xi32>
+  %t = tile.load %v[%c0] : !tile.view<?xi32> -> tensor<64xi32>
+  %s, %total = tile.scan max %t along 0 : tensor<64xi32> total i32
+  %tt = tile.splat %total : tensor<64xi32>
+  %r = arith.addi %s, %tt : tensor<64xi32>
+  tile.store %r, %v[%c0] : tensor<64xi32>, !tile.view<?xi32>
+  return
+}

@@ -87,6 +87,49 @@ TEST_F(InterpreterTest, MaskedRowsScanAndReduce) {
   }
 }
 
+TEST_F(InterpreterTest, ScanTotalIsTheLineReduction) {
+  // y = exclusive prefix sum of each row of 4 x 8 i32; out[row] = the
+  // scan's total, the row's sum; and the max-scan's total of a rank-1 tile.
+  mlir::func::FuncOp k = parse(R"mlir(
+    func.func @k(%x: !tile.ptr<i32>, %y: !tile.ptr<i32>, %out: !tile.ptr<i32>)
+        attributes {tile.kernel} {
+      %xv = tile.make_view %x[4, 8] strides[8, 1] : !tile.view<?x?xi32>
+      %yv = tile.make_view %y[4, 8] strides[8, 1] : !tile.view<?x?xi32>
+      %ov = tile.make_view %out[5] strides[1] : !tile.view<?xi32>
+      %t = tile.load %xv[0, 0] : tensor<4x8xi32>
+      %s, %sum = tile.scan add %t along 1 exclusive : tensor<4x8xi32>
+          total tensor<4xi32>
+      tile.store %s, %yv[0, 0] : tensor<4x8xi32>
+      tile.store %sum, %ov[0] : tensor<4xi32>
+      %x1 = tile.make_view %x[32] strides[1] : !tile.view<?xi32>
+      %f = tile.load %x1[0] : tensor<32xi32>
+      %m, %max = tile.scan max %f along 0 reverse : tensor<32xi32> total i32
+      %maxT = tile.splat %max : tensor<1xi32>
+      tile.store %maxT, %ov[4] : tensor<1xi32>
+      return
+    })mlir");
+  ASSERT_TRUE(k);
+  std::vector<int32_t> x(32), y(32, -1), out(5, -1);
+  for (int i = 0; i < 32; ++i)
+    x[i] = (i * 7) % 11 - 3;
+  allow(x), allow(y), allow(out);
+  uint64_t px = uint64_t(x.data()), py = uint64_t(y.data()),
+           po = uint64_t(out.data());
+  void *params[] = {&px, &py, &po};
+  ASSERT_EQ(runKernel(k, {1, 1, 1}, params, memory), "");
+  int32_t max = x[0];
+  for (int r = 0; r < 4; ++r) {
+    int32_t sum = 0;
+    for (int c = 0; c < 8; ++c) {
+      EXPECT_EQ(y[r * 8 + c], sum) << r << "," << c;
+      sum += x[r * 8 + c];
+      max = std::max(max, x[r * 8 + c]);
+    }
+    EXPECT_EQ(out[r], sum) << r;
+  }
+  EXPECT_EQ(out[4], max);
+}
+
 TEST_F(InterpreterTest, LastArriverSeesEveryProgramsStore) {
   // Every program stores its id, fences and takes a ticket; the last one
   // sums what all stored.

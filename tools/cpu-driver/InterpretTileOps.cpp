@@ -401,6 +401,27 @@ bool ProgramRunner::runTileOp(Operation *op, bool &handled) {
           acc = next;
         }
       }
+    if (Value total = scan.getTotal()) {
+      // The combine of each line (the verifier allows only combines whose
+      // result does not depend on their order).
+      Tile t = makeTile(total.getType());
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+          auto at = [&](int64_t e) { return (o * extent + e) * inner + in; };
+          if (isFloat) {
+            double acc = src.f[at(0)];
+            for (int64_t e = 1; e < extent; ++e)
+              acc = combineF(acc, src.f[at(e)]);
+            t.f[o * inner + in] = acc;
+            continue;
+          }
+          int64_t acc = src.i[at(0)];
+          for (int64_t e = 1; e < extent; ++e)
+            acc = combineInt(kind, acc, src.i[at(e)]);
+          t.i[o * inner + in] = normalize(acc, w);
+        }
+      set(total, std::move(t));
+    }
     set(op->getResult(0), std::move(r));
     return true;
   }
