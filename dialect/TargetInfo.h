@@ -36,6 +36,8 @@ public:
   /// Tensor cores read shared memory through the async proxy, which
   /// needs fence.proxy.async after generic-proxy writes (sm_90+).
   bool hasAsyncProxy() const { return version >= 90; }
+  /// Programmatic dependent launch: griddepcontrol (sm_90+).
+  bool hasDependentLaunch() const { return version >= 90; }
   /// TMA bulk tensor copies completing on mbarriers (sm_90+).
   bool hasTma() const { return version >= 90; }
   /// Single-thread tcgen05.mma with accumulators in tensor memory

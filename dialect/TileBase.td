@@ -92,6 +92,11 @@ def Tile_Dialect : Dialect {
     /// even one issues one M = 256 tcgen05.mma for the pair, each program's
     /// accumulator rows landing in its own tensor memory.
     static constexpr llvm::StringLiteral kCtaPairAttrName = "tile.cta_pair";
+    /// Bool attribute of a kernel: false keeps tile-dependent-launch from
+    /// giving it griddepcontrol (for a kernel whose register cap has no
+    /// room for the wait's effect on scheduling).
+    static constexpr llvm::StringLiteral kDependentLaunchAttrName =
+        "tile.dependent_launch";
     /// Integer attribute of a kernel with tcgen05 dots (2, 4 or 8): this
     /// many programs (or CTA pairs) side by side along grid y form a
     /// cluster, and a staged operand that is the same for all of them (B

@@ -289,6 +289,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return verifyIntegerAttrOn<FunctionOpInterface>(
         op, name, attr.getValue(), 0, std::numeric_limits<int64_t>::max(),
         "a kernel");
+  // Kept on the lowered kernel too, where tile-dependent-launch reads it.
+  if (name == kDependentLaunchAttrName) {
+    if (!isa<FunctionOpInterface>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a bool on a kernel";
+    return success();
+  }
   // Kept on the lowered kernel too, where the tcgen05 lowering reads it.
   if (name == kCtaPairAttrName) {
     if (!isa<FunctionOpInterface>(op) || !isa<BoolAttr>(attr.getValue()))

@@ -234,7 +234,8 @@ struct KernelLowering : public OpConversionPattern<func::FuncOp> {
           NVVM::NVVMDialect::getClusterDimAttrName(),
           rewriter.getDenseI32ArrayAttr({1, int32_t(programs), 1}));
     for (StringRef name :
-         {TileDialect::kCtaPairAttrName, TileDialect::kMulticastAttrName})
+         {TileDialect::kCtaPairAttrName, TileDialect::kMulticastAttrName,
+          TileDialect::kDependentLaunchAttrName})
       if (Attribute attr = func->getAttr(name))
         llvmFunc->setAttr(name, attr);
     // A register cap trades a few spills for more resident CTAs, which is

@@ -378,6 +378,8 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
         {"params", std::move(params)},
         {"tensor_maps", toJSON(meta.get("tensor_maps"))},
     };
+    if (auto flag = meta.getAs<BoolAttr>("dependent_launch"))
+      kernel["dependent_launch"] = flag.getValue();
     if (auto group = meta.getAs<IntegerAttr>("persistent"))
       kernel["persistent"] = group.getInt();
     if (auto bytes = meta.getAs<IntegerAttr>("split_k_partial_bytes"))

@@ -46,6 +46,13 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       llvm::cl::desc("smallest cp.async of a ring copy whose source is not "
                      "16-byte aligned: 16 (element loads below it), 8 or 4"),
       llvm::cl::init(16)};
+  Option<bool> dependentLaunch{
+      *this, "dependent-launch",
+      llvm::cl::desc("begin kernels with griddepcontrol (sm_90+) so the "
+                     "runtime launches each one while the grid before it "
+                     "finishes (tile-dependent-launch); false leaves them "
+                     "out"),
+      llvm::cl::init(true)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR:

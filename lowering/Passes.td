@@ -64,4 +64,30 @@ def AttachLoopAnnotations : Pass<"attach-loop-annotations", "::mlir::ModuleOp"> 
   }];
 }
 
+def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
+  let summary = "let each kernel start while the grid before it finishes";
+  let description = [{
+    Programmatic dependent launch (sm_90+). Every kernel begins with
+    `griddepcontrol.wait`, which holds its threads until the grids before it
+    in the stream have completed and their memory is visible, and then
+    `griddepcontrol.launch_dependents`, which lets the grid after it be
+    scheduled once all of this grid's programs have started. Launched with
+    the programmatic stream serialization attribute (the runtime does so for
+    kernels whose metadata has `dependent_launch`), the next kernel's
+    launch, program rasterization and prologue then overlap this kernel's
+    last wave instead of following its end; launched without it, both
+    instructions do nothing. No memory access moves ahead of the wait, so
+    kernels keep the order of the stream. A kernel with
+    `tile.dependent_launch = false` is left alone. Runs after
+    `convert-tile-to-llvm` (kernels are `llvm.func`s with metadata).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm_90a\"",
+           "GPU target (sm_80, sm_90a, sm_100a); targets without "
+           "griddepcontrol (sm_80) are left alone">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILE_LOWERING_PASSES_TD

@@ -71,6 +71,9 @@ void mlir::tile::buildTileToLLVMPipeline(OpPassManager &pm,
   // Per-thread code.
   pm.addPass(
       createConvertTileToLLVM({options.target, options.asyncCopyMinBytes}));
+  // Kernels that start while the grid before them finishes (sm_90+).
+  if (options.dependentLaunch)
+    pm.addPass(createTileDependentLaunch({std::string(options.target)}));
   // NVVM ops that are PTX templates (wgmma.mma_async) become inline PTX.
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertTileMathToNVVM());

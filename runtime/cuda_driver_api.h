@@ -120,6 +120,8 @@ inline constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
 
 // Launch attributes for cuLaunchKernelEx (CUDA 12.0+).
 inline constexpr CUlaunchAttributeID CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+inline constexpr CUlaunchAttributeID
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
 
 union CUlaunchAttributeValue {
   char pad[64];
@@ -128,6 +130,7 @@ union CUlaunchAttributeValue {
     unsigned int y;
     unsigned int z;
   } clusterDim;
+  int programmaticStreamSerializationAllowed;
 };
 
 struct CUlaunchAttribute {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -70,15 +72,9 @@ absl::Status Kernel::Launch(Dim3 grid, absl::Span<const KernelArg> args,
   if (absl::Status status = ValidateLaunch(info_, grid, args); !status.ok())
     return status;
   return Enqueue(args, check, [&](void **params) {
-    if (info_.HasCluster())
-      return LaunchCluster(
-          grid, {info_.cluster[0], info_.cluster[1], info_.cluster[2]}, params,
-          stream);
-    return driver_.Check(
-        driver_.api().cuLaunchKernel(
-            function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
-            info_.block[2], info_.shared_bytes, stream, params, nullptr),
-        absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
+    return LaunchWith(grid,
+                      {info_.cluster[0], info_.cluster[1], info_.cluster[2]},
+                      params, stream);
   });
 }
 
@@ -103,7 +99,7 @@ absl::Status Kernel::LaunchInClusters(Dim3 grid, Dim3 cluster,
     return invalid(absl::StrCat("it must divide the grid (", grid.x, ", ",
                                 grid.y, ", ", grid.z, ")"));
   return Enqueue(args, check, [&](void **params) {
-    return LaunchCluster(grid, cluster, params, stream);
+    return LaunchWith(grid, cluster, params, stream);
   });
 }
 
@@ -117,11 +113,11 @@ cu::CUlaunchAttribute ClusterAttribute(Dim3 cluster) {
   return attribute;
 }
 
-// A launch of `grid` with the kernel's block and shared memory and the one
-// attribute `attribute` (which must outlive the config).
-cu::CUlaunchConfig ClusterConfig(const KernelInfo &info, Dim3 grid,
-                                 cu::CUlaunchAttribute &attribute,
-                                 CUstream stream) {
+// A launch of `grid` with the kernel's block and shared memory and the
+// `count` attributes at `attributes` (which must outlive the config).
+cu::CUlaunchConfig LaunchConfig(const KernelInfo &info, Dim3 grid,
+                                cu::CUlaunchAttribute *attributes,
+                                unsigned count, CUstream stream) {
   cu::CUlaunchConfig config = {};
   config.gridDimX = grid.x;
   config.gridDimY = grid.y;
@@ -131,9 +127,20 @@ cu::CUlaunchConfig ClusterConfig(const KernelInfo &info, Dim3 grid,
   config.blockDimZ = info.block[2];
   config.sharedMemBytes = info.shared_bytes;
   config.hStream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  config.attrs = attributes;
+  config.numAttrs = count;
   return config;
+}
+
+// Whether kernels that allow it are launched with programmatic stream
+// serialization: yes unless TILEC_DEPENDENT_LAUNCH is "0" (read once), the
+// switch for telling its effect apart or ruling it out.
+bool DependentLaunchEnabled() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("TILEC_DEPENDENT_LAUNCH");
+    return value == nullptr || std::string_view(value) != "0";
+  }();
+  return enabled;
 }
 } // namespace
 
@@ -148,7 +155,7 @@ absl::StatusOr<int> Kernel::MaxActiveClusters(Dim3 cluster) const {
   // One cluster's worth of grid: the query asks about the shape only.
   cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
   cu::CUlaunchConfig config =
-      ClusterConfig(info_, cluster, attribute, /*stream=*/nullptr);
+      LaunchConfig(info_, cluster, &attribute, 1, /*stream=*/nullptr);
   int clusters = 0;
   if (absl::Status status =
           driver_.Check(driver_.api().cuOccupancyMaxActiveClusters(
@@ -189,16 +196,36 @@ absl::Status Kernel::LaunchTiles(Dim3 tiles, absl::Span<const KernelArg> args,
   return Launch({programs, 1, 1}, full, stream, check);
 }
 
-// Thread-block clusters need cuLaunchKernelEx with a cluster-shape attribute.
-absl::Status Kernel::LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
-                                   CUstream stream) const {
-  if (driver_.api().cuLaunchKernelEx == nullptr)
+// Thread-block clusters and dependent launch need cuLaunchKernelEx and an
+// attribute each; other launches take cuLaunchKernel. Without
+// cuLaunchKernelEx a cluster launch fails and a dependent one runs plainly.
+absl::Status Kernel::LaunchWith(Dim3 grid, Dim3 cluster, void **params,
+                                CUstream stream) const {
+  const bool clustered = cluster.x * cluster.y * cluster.z != 1;
+  const bool hasEx = driver_.api().cuLaunchKernelEx != nullptr;
+  if (clustered && !hasEx)
     return absl::FailedPreconditionError(absl::StrCat(
         "kernel '", info_.name,
         "' needs a cluster launch but the CUDA "
         "driver lacks cuLaunchKernelEx (CUDA 12.0 or newer is required)"));
-  cu::CUlaunchAttribute attribute = ClusterAttribute(cluster);
-  cu::CUlaunchConfig config = ClusterConfig(info_, grid, attribute, stream);
+  cu::CUlaunchAttribute attributes[2];
+  unsigned count = 0;
+  if (clustered)
+    attributes[count++] = ClusterAttribute(cluster);
+  if (info_.dependent_launch && hasEx && DependentLaunchEnabled()) {
+    cu::CUlaunchAttribute &dependent = attributes[count++];
+    dependent = {};
+    dependent.id = cu::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    dependent.value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (count == 0)
+    return driver_.Check(
+        driver_.api().cuLaunchKernel(
+            function_, grid.x, grid.y, grid.z, info_.block[0], info_.block[1],
+            info_.block[2], info_.shared_bytes, stream, params, nullptr),
+        absl::StrCat("cuLaunchKernel of kernel '", info_.name, "'"));
+  cu::CUlaunchConfig config =
+      LaunchConfig(info_, grid, attributes, count, stream);
   return driver_.Check(
       driver_.api().cuLaunchKernelEx(&config, function_, params, nullptr),
       absl::StrCat("cuLaunchKernelEx of kernel '", info_.name, "'"));

@@ -84,8 +84,10 @@ private:
   Enqueue(absl::Span<const KernelArg> args, PointerCheck check,
           absl::FunctionRef<absl::Status(void **params)> launch) const;
 
-  absl::Status LaunchCluster(Dim3 grid, Dim3 cluster, void **params,
-                             CUstream stream) const;
+  // Enqueues on `stream` in clusters of `cluster` ({1, 1, 1}: none), with
+  // programmatic stream serialization where the metadata allows it.
+  absl::Status LaunchWith(Dim3 grid, Dim3 cluster, void **params,
+                          CUstream stream) const;
 
   const Driver &driver_;
   CUcontext context_;

@@ -349,6 +349,13 @@ absl::StatusOr<KernelInfo> ParseKernel(const Json &value,
     kernel.persistent_group = *group;
   }
 
+  if (auto it = value.find("dependent_launch"); it != value.end()) {
+    if (!it->is_boolean())
+      return Error(Child(named, "dependent_launch"),
+                   absl::StrCat("expected a boolean, got ", JsonTypeName(*it)));
+    kernel.dependent_launch = it->get<bool>();
+  }
+
   if (value.contains("split_k")) {
     const std::string path = Child(named, "split_k");
     absl::StatusOr<const Json *> split =

@@ -86,6 +86,10 @@ struct KernelInfo {
   // `split_tickets` (i32, grid x * y tickets, zero before the first launch;
   // each launch leaves them zero).
   uint32_t split_k_partial_bytes = 0;
+  // The kernel begins with griddepcontrol.wait (tile-dependent-launch), so
+  // it may be launched with programmatic stream serialization: scheduled
+  // while the grid before it finishes, which it waits for at its entry.
+  bool dependent_launch = false;
   // This kernel's whole record as compact JSON text (members in document
   // order), for callers that want to read fields themselves (the C and
   // Python APIs).

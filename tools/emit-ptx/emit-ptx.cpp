@@ -62,6 +62,12 @@ static cl::opt<unsigned> asyncCopyMinBytes(
     cl::desc("smallest cp.async of a ring copy whose source is not 16-byte "
              "aligned: 16 (element loads below it), 8 or 4"),
     cl::init(16), cl::cat(emitPtxCategory));
+static cl::opt<bool> dependentLaunch(
+    "dependent-launch",
+    cl::desc("begin kernels with griddepcontrol (sm_90+) so that the runtime "
+             "launches each while the grid before it finishes; "
+             "--dependent-launch=false leaves them out"),
+    cl::init(true), cl::cat(emitPtxCategory));
 static cl::opt<unsigned> compileThreads(
     "compile-threads",
     cl::desc("threads compiling the module's kernels apart (0: one per "
@@ -156,6 +162,7 @@ int main(int argc, char **argv) {
   options.numStages = numStages;
   options.tma = tma;
   options.asyncCopyMinBytes = asyncCopyMinBytes;
+  options.dependentLaunch = dependentLaunch;
   std::string llvmIR;
   FailureOr<std::string> ptx = failure();
   if (printStages || emitKind == EmitKind::LLVM) {
