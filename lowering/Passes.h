@@ -48,11 +48,11 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
       llvm::cl::init(16)};
   Option<bool> dependentLaunch{
       *this, "dependent-launch",
-      llvm::cl::desc("begin kernels with griddepcontrol (sm_90+) so the "
-                     "runtime launches each one while the grid before it "
-                     "finishes (tile-dependent-launch); false leaves them "
-                     "out"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("begin every kernel with griddepcontrol (sm_90+), not "
+                     "only those with tile.dependent_launch = true, so the "
+                     "runtime may launch each while the grid before it "
+                     "finishes (tile-dependent-launch)"),
+      llvm::cl::init(false)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR:

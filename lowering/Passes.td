@@ -65,29 +65,38 @@ def AttachLoopAnnotations : Pass<"attach-loop-annotations", "::mlir::ModuleOp"> 
 }
 
 def TileDependentLaunch : Pass<"tile-dependent-launch", "::mlir::ModuleOp"> {
-  let summary = "let each kernel start while the grid before it finishes";
+  let summary = "let kernels start while the grid before them finishes";
   let description = [{
-    Programmatic dependent launch (sm_90+). Every kernel begins with
-    `griddepcontrol.wait`, which holds its threads until the grids before it
-    in the stream have completed and their memory is visible, and then
-    `griddepcontrol.launch_dependents`, which lets the grid after it be
-    scheduled once all of this grid's programs have started. Launched with
-    the programmatic stream serialization attribute (the runtime does so for
-    kernels whose metadata has `dependent_launch`), the next kernel's
-    launch, program rasterization and prologue then overlap this kernel's
-    last wave instead of following its end; launched without it, both
-    instructions do nothing. No memory access moves ahead of the wait, so
-    kernels keep the order of the stream. A kernel with
-    `tile.dependent_launch = false` is left alone. Runs after
-    `convert-tile-to-llvm` (kernels are `llvm.func`s with metadata).
+    Programmatic dependent launch (sm_90+). A kernel with
+    `tile.dependent_launch = true` (with `all`, every kernel without
+    `tile.dependent_launch = false`) begins with `griddepcontrol.wait`,
+    which holds its threads until the grids before it in the stream have
+    completed and their memory is visible, and then, when its grid has at
+    most one program per SM (`%nsmid`), `griddepcontrol.launch_dependents`,
+    which lets the grid after it be scheduled once all of this grid's
+    programs have started (behind a grid that fills the GPU, early programs
+    would be packed onto the few SMs free at that moment). Launched with
+    the programmatic stream serialization attribute (the runtime does so
+    for kernels whose metadata has `dependent_launch`), the next kernel's
+    launch, program rasterization and prologue then overlap this kernel
+    instead of following its end; launched without it, both instructions
+    do nothing. No memory access moves ahead of the wait, so kernels keep
+    the order of the stream. Each program pays for the instructions, so
+    short programs in many waves lose by them. Runs after
+    `convert-tile-to-llvm` (kernels are `llvm.func`s with metadata) and
+    before `convert-scf-to-cf` (the trigger's condition is an `scf.if`).
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm_90a\"",
            "GPU target (sm_80, sm_90a, sm_100a); targets without "
-           "griddepcontrol (sm_80) are left alone">
+           "griddepcontrol (sm_80) are left alone">,
+    Option<"all", "all", "bool", "false",
+           "every kernel that does not set tile.dependent_launch = false, "
+           "not only those that set it true">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // TILE_LOWERING_PASSES_TD

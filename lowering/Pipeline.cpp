@@ -72,8 +72,8 @@ void mlir::tile::buildTileToLLVMPipeline(OpPassManager &pm,
   pm.addPass(
       createConvertTileToLLVM({options.target, options.asyncCopyMinBytes}));
   // Kernels that start while the grid before them finishes (sm_90+).
-  if (options.dependentLaunch)
-    pm.addPass(createTileDependentLaunch({std::string(options.target)}));
+  pm.addPass(createTileDependentLaunch(
+      {std::string(options.target), options.dependentLaunch}));
   // NVVM ops that are PTX templates (wgmma.mma_async) become inline PTX.
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertTileMathToNVVM());

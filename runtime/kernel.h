@@ -84,8 +84,15 @@ private:
   Enqueue(absl::Span<const KernelArg> args, PointerCheck check,
           absl::FunctionRef<absl::Status(void **params)> launch) const;
 
+  // How many programs of this kernel the GPU holds at once (queried once).
+  absl::StatusOr<int> ResidentPrograms() const;
+  // Whether a launch of `grid` gets programmatic stream serialization: the
+  // metadata allows it, TILEC_DEPENDENT_LAUNCH is "1", the launch is
+  // not in clusters and the grid has at most one program per SM. Called
+  // with the kernel's context current.
+  bool WorthDependentLaunch(Dim3 grid, bool clustered) const;
   // Enqueues on `stream` in clusters of `cluster` ({1, 1, 1}: none), with
-  // programmatic stream serialization where the metadata allows it.
+  // programmatic stream serialization where WorthDependentLaunch says so.
   absl::Status LaunchWith(Dim3 grid, Dim3 cluster, void **params,
                           CUstream stream) const;
 
@@ -95,6 +102,8 @@ private:
   const KernelInfo &info_;
   // MaxActiveClusters of single programs, once asked (0: not yet).
   mutable std::atomic<int> resident_programs_{0};
+  // The device's SM count, once asked (0: not yet; -1: unknown).
+  mutable std::atomic<int> sm_count_{0};
 };
 
 } // namespace tilec

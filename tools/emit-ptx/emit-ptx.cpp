@@ -64,10 +64,10 @@ static cl::opt<unsigned> asyncCopyMinBytes(
     cl::init(16), cl::cat(emitPtxCategory));
 static cl::opt<bool> dependentLaunch(
     "dependent-launch",
-    cl::desc("begin kernels with griddepcontrol (sm_90+) so that the runtime "
-             "launches each while the grid before it finishes; "
-             "--dependent-launch=false leaves them out"),
-    cl::init(true), cl::cat(emitPtxCategory));
+    cl::desc("begin every kernel with griddepcontrol (sm_90+), not only "
+             "those with tile.dependent_launch = true, so that the runtime "
+             "may launch each while the grid before it finishes"),
+    cl::init(false), cl::cat(emitPtxCategory));
 static cl::opt<unsigned> compileThreads(
     "compile-threads",
     cl::desc("threads compiling the module's kernels apart (0: one per "
