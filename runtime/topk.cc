@@ -35,6 +35,9 @@ constexpr char kSplitWideKernelName[] = "topk_split_f32_r128";
 constexpr char kTop1KernelName[] = "top1_f32";
 constexpr char kSelectKernelName[] = "topk_select_f32";
 constexpr char kSortChunksKernelName[] = "topk_sort_chunks";
+// The same sort over one chunk of 1024 slots, for k <= kShortSortK.
+constexpr char kSortShortKernelName[] = "topk_sort_chunks_1024";
+constexpr int kShortSortK = 1024;
 constexpr char kMergeKernelName[] = "topk_merge_f32";
 // topk_split_f32: columns per program, the most candidate slots per row,
 // and the largest k it handles.
@@ -113,7 +116,7 @@ constexpr char kGuessSelectKernelName[] = "topk_guess_select_f32";
 // bounds: the least input (elements), the sample's runs of 256 columns
 // (16 per 4096-element tile, at most 128), the rank aimed at and the
 // least taken.
-constexpr int64_t kGuessPartLen = 4096;
+constexpr int64_t kGuessPartLen = 512;
 constexpr int64_t kGuessMinElements = int64_t(1) << 22;
 constexpr int64_t kGuessBlockLen = 256, kGuessBlocksPerTile = 16;
 constexpr int64_t kGuessMaxBlocks = 128;
@@ -223,17 +226,20 @@ absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
 }
 
 // Sorts the k slots of each of `rows` rows of scratch `a` (topk_sort_chunks
-// on runs of kLargeChunk, then topk_merge_f32 doubling the runs through
-// scratch `b` until one covers k) and writes the outputs.
-absl::Status SortSlots(const Kernel &sort, const Kernel &merge,
-                       cu::CUdeviceptr a, cu::CUdeviceptr b, int rows, int k,
-                       float *values, int64_t *indices, CUstream stream) {
+// on runs of kLargeChunk, or `sortShort` on the one run of k <= kShortSortK,
+// then topk_merge_f32 doubling the runs through scratch `b` until one covers
+// k) and writes the outputs.
+absl::Status SortSlots(const Kernel &sort, const Kernel &sortShort,
+                       const Kernel &merge, cu::CUdeviceptr a,
+                       cu::CUdeviceptr b, int rows, int k, float *values,
+                       int64_t *indices, CUstream stream) {
   const uint32_t chunks = uint32_t((k + kLargeChunk - 1) / kLargeChunk);
   const Dim3 grid = {chunks, uint32_t(rows), 1};
   const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::I32(rows),
                                 KernelArg::I32(k)};
-  TILEC_RETURN_IF_ERROR(
-      sort.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
+  TILEC_RETURN_IF_ERROR((k <= kShortSortK ? sortShort : sort)
+                            .Launch(grid, sortArgs, stream,
+                                    PointerCheck::kSkip));
   for (int run = kLargeChunk;; run *= 2) {
     // Rounds of the merge path's 2048-ary search: the fewest with 2048^steps
     // >= run; none when one run holds the row (no partner run: the merge
@@ -275,11 +281,12 @@ GetKernels(int device, std::initializer_list<const char *> names) {
 absl::Status TopKLarge(int device, const float *x, int batch, int n, int k,
                        float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
-      device, {kSelectKernelName, kSortChunksKernelName, kMergeKernelName});
+      device, {kSelectKernelName, kSortChunksKernelName, kMergeKernelName,
+               kSortShortKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &select = *(*kernels)[0], &sort = *(*kernels)[1],
-               &merge = *(*kernels)[2];
+               &merge = *(*kernels)[2], &sortShort = *(*kernels)[3];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -305,8 +312,9 @@ absl::Status TopKLarge(int device, const float *x, int batch, int n, int k,
                                                    selectArgs, stream,
                                                    PointerCheck::kSkip));
                TILEC_RETURN_IF_ERROR(SortSlots(
-                   sort, merge, a, b, rows, k, values + row0 * int64_t(k),
-                   indices + row0 * int64_t(k), stream));
+                   sort, sortShort, merge, a, b, rows, k,
+                   values + row0 * int64_t(k), indices + row0 * int64_t(k),
+                   stream));
              }
              return absl::OkStatus();
            });
@@ -335,13 +343,15 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
       device, {kHistKernelName, kGatherKernelName, kCollectKernelName,
                kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
-               kGuessGatherKernelName, kGuessSelectKernelName});
+               kGuessGatherKernelName, kGuessSelectKernelName,
+               kSortShortKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &hist = *(*kernels)[0], &gather = *(*kernels)[1],
                &collect = *(*kernels)[2], &sort = *(*kernels)[3],
                &merge = *(*kernels)[4], &sample = *(*kernels)[5],
-               &guessGather = *(*kernels)[6], &guessSelect = *(*kernels)[7];
+               &guessGather = *(*kernels)[6], &guessSelect = *(*kernels)[7],
+               &sortShort = *(*kernels)[8];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -420,8 +430,8 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                 KernelArg::I32(cap),        KernelArg::I32(guessOn)};
             TILEC_RETURN_IF_ERROR(
                 collect.Launch(grid, args, stream, PointerCheck::kSkip));
-            return SortSlots(sort, merge, buffers[0], buffers[1], batch, k,
-                             values, indices, stream);
+            return SortSlots(sort, sortShort, merge, buffers[0], buffers[1],
+                             batch, k, values, indices, stream);
           });
 }
 

@@ -200,7 +200,8 @@ TEST(CApiTest, TopKStrategyNamesThePath) {
   EXPECT_STREQ(tilec_topk_strategy(128, 4096, 1), "top1");
   EXPECT_STREQ(tilec_topk_strategy(1, 131072, 64), "split");
   EXPECT_STREQ(tilec_topk_strategy(1, 1000000, 2048), "long_rows");
-  EXPECT_STREQ(tilec_topk_strategy(1024, 50257, 1024), "row");
+  EXPECT_STREQ(tilec_topk_strategy(1024, 50257, 1024), "long_rows");
+  EXPECT_STREQ(tilec_topk_strategy(4096, 50257, 1024), "row");
   EXPECT_STREQ(tilec_topk_strategy(1024, 50257, 4096), "large_k");
 }
 
