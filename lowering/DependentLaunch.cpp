@@ -72,8 +72,7 @@ struct TileDependentLaunch
       Value gridY = widened(NVVM::GridDimYOp::create(builder, loc, i32));
       Value gridZ = widened(NVVM::GridDimZOp::create(builder, loc, i32));
       Value programs = LLVM::MulOp::create(
-          builder, loc, LLVM::MulOp::create(builder, loc, gridX, gridY),
-          gridZ);
+          builder, loc, LLVM::MulOp::create(builder, loc, gridX, gridY), gridZ);
       Value sms = widened(NVVM::SmDimOp::create(builder, loc, i32));
       Value fits = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ule,
                                         programs, sms);

@@ -226,10 +226,10 @@ absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
 }
 
 // Sorts the k slots of each of `rows` rows of scratch `a` (topk_sort_chunks
-// on runs of kLargeChunk, or `sortShort` on the one run of k <= kShortSortK,
-// then topk_merge_f32 doubling the runs through scratch `b` until one covers
-// k) and writes the outputs.
-absl::Status SortSlots(const Kernel &sort, const Kernel &sortShort,
+// on runs of kLargeChunk, or `sortShort` on the one run of k <= kShortSortK
+// where given, then topk_merge_f32 doubling the runs through scratch `b`
+// until one covers k) and writes the outputs.
+absl::Status SortSlots(const Kernel &sort, const Kernel *sortShort,
                        const Kernel &merge, cu::CUdeviceptr a,
                        cu::CUdeviceptr b, int rows, int k, float *values,
                        int64_t *indices, CUstream stream) {
@@ -237,9 +237,10 @@ absl::Status SortSlots(const Kernel &sort, const Kernel &sortShort,
   const Dim3 grid = {chunks, uint32_t(rows), 1};
   const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::I32(rows),
                                 KernelArg::I32(k)};
-  TILEC_RETURN_IF_ERROR((k <= kShortSortK ? sortShort : sort)
-                            .Launch(grid, sortArgs, stream,
-                                    PointerCheck::kSkip));
+  const Kernel &sorter =
+      sortShort != nullptr && k <= kShortSortK ? *sortShort : sort;
+  TILEC_RETURN_IF_ERROR(
+      sorter.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
   for (int run = kLargeChunk;; run *= 2) {
     // Rounds of the merge path's 2048-ary search: the fewest with 2048^steps
     // >= run; none when one run holds the row (no partner run: the merge
@@ -281,12 +282,11 @@ GetKernels(int device, std::initializer_list<const char *> names) {
 absl::Status TopKLarge(int device, const float *x, int batch, int n, int k,
                        float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
-      device, {kSelectKernelName, kSortChunksKernelName, kMergeKernelName,
-               kSortShortKernelName});
+      device, {kSelectKernelName, kSortChunksKernelName, kMergeKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &select = *(*kernels)[0], &sort = *(*kernels)[1],
-               &merge = *(*kernels)[2], &sortShort = *(*kernels)[3];
+               &merge = *(*kernels)[2];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -311,10 +311,11 @@ absl::Status TopKLarge(int device, const float *x, int batch, int n, int k,
                TILEC_RETURN_IF_ERROR(select.Launch({uint32_t(rows), 1, 1},
                                                    selectArgs, stream,
                                                    PointerCheck::kSkip));
-               TILEC_RETURN_IF_ERROR(SortSlots(
-                   sort, sortShort, merge, a, b, rows, k,
-                   values + row0 * int64_t(k), indices + row0 * int64_t(k),
-                   stream));
+               // k > kRowMaxK here: never the short sort.
+               TILEC_RETURN_IF_ERROR(
+                   SortSlots(sort, /*sortShort=*/nullptr, merge, a, b, rows, k,
+                             values + row0 * int64_t(k),
+                             indices + row0 * int64_t(k), stream));
              }
              return absl::OkStatus();
            });
@@ -341,10 +342,10 @@ int LongRowsPartLen(int64_t batch, int64_t n) {
 absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                           float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
-      device, {kHistKernelName, kGatherKernelName, kCollectKernelName,
-               kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
-               kGuessGatherKernelName, kGuessSelectKernelName,
-               kSortShortKernelName});
+      device,
+      {kHistKernelName, kGatherKernelName, kCollectKernelName,
+       kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
+       kGuessGatherKernelName, kGuessSelectKernelName, kSortShortKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &hist = *(*kernels)[0], &gather = *(*kernels)[1],
@@ -430,7 +431,7 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                 KernelArg::I32(cap),        KernelArg::I32(guessOn)};
             TILEC_RETURN_IF_ERROR(
                 collect.Launch(grid, args, stream, PointerCheck::kSkip));
-            return SortSlots(sort, sortShort, merge, buffers[0], buffers[1],
+            return SortSlots(sort, &sortShort, merge, buffers[0], buffers[1],
                              batch, k, values, indices, stream);
           });
 }

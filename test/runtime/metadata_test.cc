@@ -133,17 +133,17 @@ TEST(MetadataTest, ReadsDependentLaunch) {
   absl::StatusOr<ModuleInfo> plain = ParseMetadata(Document(kSoftmaxKernel));
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_FALSE(plain->kernels[0].dependent_launch);
-  absl::StatusOr<ModuleInfo> info =
-      ParseMetadata(WithSoftmax(R"("tensor_maps": [])",
-                                R"("tensor_maps": [], "dependent_launch": true)"));
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(
+      WithSoftmax(R"("tensor_maps": [])",
+                  R"("tensor_maps": [], "dependent_launch": true)"));
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_TRUE(info->kernels[0].dependent_launch);
-  absl::StatusOr<ModuleInfo> bad =
-      ParseMetadata(WithSoftmax(R"("tensor_maps": [])",
-                                R"("tensor_maps": [], "dependent_launch": 1)"));
+  absl::StatusOr<ModuleInfo> bad = ParseMetadata(WithSoftmax(
+      R"("tensor_maps": [])", R"("tensor_maps": [], "dependent_launch": 1)"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()),
-              HasSubstr("('softmax_f32').dependent_launch: expected a boolean"));
+  EXPECT_THAT(
+      std::string(bad.status().message()),
+      HasSubstr("('softmax_f32').dependent_launch: expected a boolean"));
 }
 
 TEST(MetadataTest, ParsesAPersistentKernel) {
