@@ -12,7 +12,8 @@ copies before every run, median of many runs; torch is timed in the same
 process on the same inputs.
 
 With --grid, times the grid of batch x n x k of the top-k issue instead
-(k <= n, inputs up to 16 GB; --batches/--ns/--ks narrow it): each point is
+(k <= n, inputs up to 16 GB; --batches/--ns/--ks narrow it, --data two
+draws every element from {0, 1} instead of randn): each point is
 checked, tilec and torch.topk are timed (a point tilec refuses is listed as
 such), and inputs over 16 MB are set against the time to read them once at
 the copy ceiling, measured in the same run by a device-to-device copy.
@@ -63,6 +64,15 @@ def adaptive_median(fn, flush, budget_s=0.25, most=100, fewest=5):
     return time_median(fn, flush, runs, warmup=2)
 
 
+def make_input(data, b, n):
+    """randn, or `two`: values 0 and 1 only, so that half of each row
+    ties with its k-th largest (the paths' slow cases: a guessed threshold
+    misses, candidates overflow their slots)."""
+    if data == "two":
+        return torch.randint(0, 2, (b, n), device="cuda").float()
+    return torch.randn(b, n, device="cuda")
+
+
 def grid(args, base=None):
     flush = l2_flusher()
     rows = []
@@ -76,7 +86,7 @@ def grid(args, base=None):
             if nbytes > GRID_MAX_BYTES:
                 continue
             copies = COPIES if nbytes < (16 << 20) else 1
-            xs = [torch.randn(b, n, device="cuda") for _ in range(copies)]
+            xs = [make_input(args.data, b, n) for _ in range(copies)]
             read1 = None
             if nbytes > (16 << 20):
                 dst = torch.empty_like(xs[0])
@@ -170,6 +180,7 @@ def main():
                         default=GRID_BATCHES)
     parser.add_argument("--ns", type=int, nargs="+", default=GRID_NS)
     parser.add_argument("--ks", type=int, nargs="+", default=GRID_KS)
+    parser.add_argument("--data", choices=("randn", "two"), default="randn")
     args = parser.parse_args()
     torch.manual_seed(0)
     baseline = os.environ.get("TILEC_BASELINE_LIB")

@@ -2352,12 +2352,12 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
 // row, before any histogram, above a threshold guessed from a sample. The
 // runtime takes this ahead of the passes above for large inputs whose k is
 // well below the candidate slots (runtime/topk.cc, LongRowsGuess).
-// - topk_guess_f32, one program per row: the `rank`-th largest key of a
-//   sample of `blocks` runs of 256 columns, `step` columns apart (spread
-//   over the whole row, so sorted or drifting rows are sampled across
-//   their range), to 22 bits (the first two radix passes of topk_f32; the
-//   low bits cleared can only lower it): the guess T, in word 6160 of the
-//   row's state.
+// - topk_guess_f32, one program per row: clears the row's state, then
+//   finds the `rank`-th largest key of a sample of `blocks` runs of 256
+//   columns, `step` columns apart (spread over the whole row, so sorted or
+//   drifting rows are sampled across their range), to 22 bits (the first
+//   two radix passes of topk_f32; the low bits cleared can only lower it):
+//   the guess T, in word 6160 of the row's state.
 // - topk_guess_gather_f32, program (part, row) of one warp over 512
 //   columns held in registers: every key >= T into the row's `cap`
 //   candidate slots, with one atomic (on word 6163, the row's count) and
@@ -2389,6 +2389,7 @@ func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %top11 = arith.constant -2097152 : i32
   %kmin = arith.constant -2147483648 : i32
   %stateLen = arith.constant 6176 : i32
+  %guessAt = arith.constant 6160 : i32
   %row = tile.program_id x
   %row64 = arith.extui %row : i32 to i64
   %n64 = arith.extui %n : i32 to i64
@@ -2400,6 +2401,15 @@ func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   %sAt = arith.muli %row64, %stateLen64 : i64
   %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
   %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
+  // The row's state starts at zero (the passes' histograms, counts and
+  // tickets, the candidates' count at 6163): cleared here rather than by a
+  // memset launch ahead of this kernel. Word 6160 is left to the guess's
+  // own store below (the view's extent masks the words past the state).
+  %words = tile.iota : tensor<8192xi32>
+  %guessAtT = tile.splat %guessAt : tensor<8192xi32>
+  %cleared = arith.cmpi ne, %words, %guessAtT : tensor<8192xi32>
+  %zeroState = tile.splat %c0 : tensor<8192xi32>
+  tile.store %zeroState, %sv[0] mask %cleared : tensor<8192xi32>
   %zeroT = tile.splat %c0 : tensor<16x256xi32>
   %onesT = tile.splat %cm1 : tensor<16x256xi32>
   %signT = tile.splat %kmin : tensor<16x256xi32>

@@ -122,6 +122,7 @@ constexpr int64_t kGuessBlockLen = 256, kGuessBlocksPerTile = 16;
 constexpr int64_t kGuessMaxBlocks = 128;
 constexpr int64_t kGuessAimRank = 32, kGuessMinRank = 16;
 constexpr int64_t kGuessMaxBatch = 2048;
+constexpr int64_t kGuessedPassPrograms = 264;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -330,6 +331,19 @@ int LongRowsPartLen(int64_t batch, int64_t n) {
   return int(((chunks + wanted - 1) / wanted) * 4096);
 }
 
+// The same where the guessed start goes first: the passes then skip every
+// row whose guess held, at the cost of launching their programs, so they
+// take about kGuessedPassPrograms programs (two per SM of an H200) rather
+// than kLongRowsPrograms: fewer programs to launch for nothing, while the
+// rows the guess missed (rows of many equal values) still spread over
+// every SM.
+int LongRowsGuessedPartLen(int64_t batch, int64_t n) {
+  const int64_t chunks = (n + 4095) / 4096;
+  const int64_t wanted = std::max<int64_t>(
+      1, std::min<int64_t>(chunks, (kGuessedPassPrograms + batch - 1) / batch));
+  return int(((chunks + wanted - 1) / wanted) * 4096);
+}
+
 // The long-rows path: three radix passes over (parts, rows), the row state
 // cleared first: topk_hist_f32, topk_gather_f32 (the second digit, and each
 // row's candidates gathered into LongRowsCandidates(n, k) slots, which the
@@ -359,7 +373,9 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
   ScopedContext scope(**driver, hist.context());
   if (!scope.status().ok())
     return scope.status();
-  const int partLen = LongRowsPartLen(batch, n);
+  const LongRowsGuessPlan guess = LongRowsGuess(batch, n, k);
+  const int partLen = guess.blocks > 0 ? LongRowsGuessedPartLen(batch, n)
+                                       : LongRowsPartLen(batch, n);
   const uint32_t parts = uint32_t((int64_t(n) + partLen - 1) / partLen);
   const int cap = LongRowsCandidates(n, k);
   const size_t rowBytes = size_t(k) * 8;
@@ -374,10 +390,12 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
           stream, requests,
           [&](absl::Span<const cu::CUdeviceptr> buffers) -> absl::Status {
             const cu::CUdeviceptr state = buffers[2], cand = buffers[3];
-            TILEC_RETURN_IF_ERROR((*driver)->Check(
-                (*driver)->api().cuMemsetD32Async(state, 0, stateWords, stream),
-                "cuMemsetD32Async"));
-            const LongRowsGuessPlan guess = LongRowsGuess(batch, n, k);
+            // topk_guess_f32 clears the state of its row itself.
+            if (guess.blocks == 0)
+              TILEC_RETURN_IF_ERROR((*driver)->Check(
+                  (*driver)->api().cuMemsetD32Async(state, 0, stateWords,
+                                                    stream),
+                  "cuMemsetD32Async"));
             if (guess.blocks > 0) {
               const KernelArg sampleArgs[] = {KernelArg::Ptr(x),
                                               KernelArg::DevicePtr(state),

@@ -388,9 +388,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"long_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
         Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
         Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
-        // 257 rows where the guessed long-rows start applies, and 300.
+        // 257 rows where the guessed long-rows start applies, and 300; at
+        // 300 rows the passes behind a missed guess take one program per
+        // row (LongRowsGuessedPartLen).
         Case{"guess_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
         Case{"guess_batch300", 300, 40000, 100, Case::kSpecials, 1.0f},
+        Case{"guess_batch300_missed", 300, 40000, 100, Case::kSampledLow,
+             1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
