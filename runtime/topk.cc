@@ -229,19 +229,25 @@ absl::Status TopKSplit(const Kernel &kernel, const float *x, int batch, int n,
 // Sorts the k slots of each of `rows` rows of scratch `a` (topk_sort_chunks
 // on runs of kLargeChunk, or `sortShort` on the one run of k <= kShortSortK
 // where given, then topk_merge_f32 doubling the runs through scratch `b`
-// until one covers k) and writes the outputs.
+// until one covers k) and writes the outputs; a row of one run is written
+// by the sort itself.
 absl::Status SortSlots(const Kernel &sort, const Kernel *sortShort,
                        const Kernel &merge, cu::CUdeviceptr a,
                        cu::CUdeviceptr b, int rows, int k, float *values,
                        int64_t *indices, CUstream stream) {
   const uint32_t chunks = uint32_t((k + kLargeChunk - 1) / kLargeChunk);
   const Dim3 grid = {chunks, uint32_t(rows), 1};
-  const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::I32(rows),
-                                KernelArg::I32(k)};
+  // One chunk holds the row: the sort writes the outputs, no merge.
+  const int final = chunks == 1 ? 1 : 0;
+  const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::Ptr(values),
+                                KernelArg::Ptr(indices), KernelArg::I32(rows),
+                                KernelArg::I32(k),       KernelArg::I32(final)};
   const Kernel &sorter =
       sortShort != nullptr && k <= kShortSortK ? *sortShort : sort;
   TILEC_RETURN_IF_ERROR(
       sorter.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
+  if (final)
+    return absl::OkStatus();
   for (int run = kLargeChunk;; run *= 2) {
     // Rounds of the merge path's 2048-ary search: the fewest with 2048^steps
     // >= run; none when one run holds the row (no partner run: the merge
