@@ -43,6 +43,12 @@
 !sq = tensor<64x64xf32>
 !sqi = tensor<64x64xi32>
 !sqb = tensor<64x64xi1>
+// kda_prep's blocks of 16 rows: of q, k, G (16×D) and of A (16×64).
+!bq = tensor<16x128xbf16, #tile.sym<[16, D]>>
+!bf = tensor<16x128xf32, #tile.sym<[16, D]>>
+!bsq = tensor<16x64xf32>
+!bsqi = tensor<16x64xi32>
+!bsqb = tensor<16x64xi1>
 // The chain's dot operands, of element type P (bf16 written, f32 in the
 // tf32 instances, where the truncations become identities and vanish).
 !kvp = tensor<64x128xbf16, #tile.sym<[64, D]>>
@@ -392,16 +398,11 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %rowKV = tile.broadcast %rowE : tensor<64x1xi32> -> !kvi
     %rowSq = tile.broadcast %rowE : tensor<64x1xi32> -> !sqi
     %colSq = tile.broadcast %iota along 0 : tensor<64xi32> -> !sqi
-    %lower = arith.cmpi sge, %rowSq, %colSq : !sqi
-    %strict = arith.cmpi sgt, %rowSq, %colSq : !sqi
     %diag = arith.cmpi eq, %rowSq, %colSq : !sqi
-    %c63KV = tile.splat %c63 : !kvi
-    %isLast = arith.cmpi eq, %rowKV, %c63KV : !kvi
     %zKV = tile.splat %zf : !kvf
     %ninfKV = tile.splat %ninf : !kvf
     %zSq = tile.splat %zf : !sq
     %oneSq = tile.splat %onef : !sq
-    %scaleSq = tile.splat %scale : !sq
     %scaleKV = tile.splat %scale : !kvf
     %eye = arith.select %diag, %oneSq, %zSq : !sqb, !sq
 
@@ -416,47 +417,77 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %bt1 = arith.extf %bt1b : tensor<64xbf16> to tensor<64xf32>
     %btE = tile.expand_dims %bt1 at 1 : tensor<64xf32> -> tensor<64x1xf32>
     %btKV = tile.broadcast %btE : tensor<64x1xf32> -> !kvf
-    %btSq = tile.broadcast %btE : tensor<64x1xf32> -> !sq
 
     %G = tile.scan add %gt along 0 : !kvf
-    %GlastRows = arith.select %isLast, %G, %ninfKV : !kvb, !kvf
-    %Glast = tile.reduce max %GlastRows along 0 : !kvf
+    // G in shared memory, where each 16-row block below reads its own rows
+    // and its reference row, and the chunk's last row is G_last.
+    %gbuf = tile.alloc_shared : !tile.smem<8192xf32>
+    tile.store_shared %G, %gbuf[%c0] : !kvf, !tile.smem<8192xf32>
+    tile.barrier
+    %lastAt = arith.muli %c63, %cD : i32
+    %Glast = tile.load_shared %gbuf[%lastAt] : !tile.smem<8192xf32> -> !chan
     %GlastKV = tile.broadcast %Glast along 0 : !chan -> !kvf
 
-    %A:2 = scf.for %I = %c0 to %c4 step %c1 iter_args(%aqk = %zSq, %akk = %zSq)
-        -> (!sq, !sq) : i32 {
+    // A_qk and L block by block of 16 rows i: A[i, j] over every j < the
+    // block's end, from a 16-row dot, rather than a 64-row dot of which
+    // 48 rows are zero. A_qk's rows go to the record; L's rows, as N =
+    // −L (strictly lower), to shared memory for the inverse.
+    %nbuf = tile.alloc_shared : !tile.smem<4096xf32>
+    %iota16 = tile.iota : tensor<16xi32>
+    %row16E = tile.expand_dims %iota16 at 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %row16 = tile.broadcast %row16E : tensor<16x1xi32> -> !bsqi
+    %col16 = tile.broadcast %iota along 0 : tensor<64xi32> -> !bsqi
+    %zB = tile.splat %zf : !bsq
+    %scaleB = tile.splat %scale : !bsq
+    scf.for %I = %c0 to %c4 step %c1 : i32 {
       %first = arith.muli %I, %c16 : i32
       %end = arith.addi %first, %c16 : i32
       %ref = arith.addi %first, %c8 : i32
-      %refKV = tile.splat %ref : !kvi
-      %isRef = arith.cmpi eq, %rowKV, %refKV : !kvi
-      %GrefRows = arith.select %isRef, %G, %ninfKV : !kvb, !kvf
-      %Gref = tile.reduce max %GrefRows along 0 : !kvf
+      %refAt = arith.muli %ref, %cD : i32
+      %Gref = tile.load_shared %gbuf[%refAt] : !tile.smem<8192xf32> -> !chan
       %GrefKV = tile.broadcast %Gref along 0 : !chan -> !kvf
-      %firstKV = tile.splat %first : !kvi
+      %GrefB = tile.broadcast %Gref along 0 : !chan -> !bf
+      %blockAt = arith.muli %first, %cD : i32
+      %GI = tile.load_shared %gbuf[%blockAt] : !tile.smem<8192xf32> -> !bf
+      // k_j ⊙ exp(G_r − G_j) for j below the block's end, zero past it.
       %endKV = tile.splat %end : !kvi
-      %geFirst = arith.cmpi sge, %rowKV, %firstKV : !kvi
       %ltEnd = arith.cmpi slt, %rowKV, %endKV : !kvi
-      %inBlock = arith.andi %geFirst, %ltEnd : !kvb
       %dr = arith.subf %GrefKV, %G : !kvf
       %drm = arith.select %ltEnd, %dr, %ninfKV : !kvb, !kvf
       %er = math.exp %drm : !kvf
       %kr = arith.mulf %kf, %er : !kvf
       %krT = tile.transpose %kr : !kvf -> !kt
-      %dl = arith.subf %G, %GrefKV : !kvf
-      %dlm = arith.select %inBlock, %dl, %ninfKV : !kvb, !kvf
-      %el = math.exp %dlm : !kvf
-      %ql = arith.mulf %qf, %el : !kvf
-      %aqkN = tile.dot %ql, %krT, %aqk : !kvf, !kt -> !sq
-      %kl = arith.mulf %kf, %el : !kvf
-      %akkN = tile.dot %kl, %krT, %akk : !kvf, !kt -> !sq
-      scf.yield %aqkN, %akkN : !sq, !sq
+      // q_i and k_i ⊙ exp(G_i − G_r) for the block's rows.
+      %tI = arith.addi %t0, %first : i32
+      %qIb = tile.load %qv[%tI, 0] : !bq
+      %kIb = tile.load %kv[%tI, 0] : !bq
+      %qI = arith.extf %qIb : !bq to !bf
+      %kI = arith.extf %kIb : !bq to !bf
+      %dl = arith.subf %GI, %GrefB : !bf
+      %el = math.exp %dl : !bf
+      %ql = arith.mulf %qI, %el : !bf
+      %kl = arith.mulf %kI, %el : !bf
+      %aqkI = tile.dot %ql, %krT, %zB : !bf, !kt -> !bsq
+      %akkI = tile.dot %kl, %krT, %zB : !bf, !kt -> !bsq
+      %firstB = tile.splat %first : !bsqi
+      %rowI = arith.addi %row16, %firstB : !bsqi
+      %lowerI = arith.cmpi sge, %rowI, %col16 : !bsqi
+      %strictI = arith.cmpi sgt, %rowI, %col16 : !bsqi
+      %aqkS = arith.mulf %aqkI, %scaleB : !bsq
+      %AqkI = arith.select %lowerI, %aqkS, %zB : !bsqb, !bsq
+      tile.store %AqkI, %aqv[%first, 0] : !bsq
+      %btIb = tile.load %bv[%tI] : tensor<16xbf16>
+      %btI = arith.extf %btIb : tensor<16xbf16> to tensor<16xf32>
+      %btIE = tile.expand_dims %btI at 1 : tensor<16xf32> -> tensor<16x1xf32>
+      %btIB = tile.broadcast %btIE : tensor<16x1xf32> -> !bsq
+      %akkB = arith.mulf %akkI, %btIB : !bsq
+      %negA = arith.subf %zB, %akkB : !bsq
+      %NlI = arith.select %strictI, %negA, %zB : !bsqb, !bsq
+      %nAt = arith.muli %first, %c64 : i32
+      tile.store_shared %NlI, %nbuf[%nAt] : !bsq, !tile.smem<4096xf32>
     }
-    %aqkS = arith.mulf %A#0, %scaleSq : !sq
-    %Aqk = arith.select %lower, %aqkS, %zSq : !sqb, !sq
     // What needs q and the decays goes out first, so that q's registers
     // are free for the inverse.
-    tile.store %Aqk, %aqv[0, 0] : !sq
     %eG = math.exp %G : !kvf
     %qg = arith.mulf %qf, %eG : !kvf
     %qgs = arith.mulf %qg, %scaleKV : !kvf
@@ -470,9 +501,8 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
     tile.store %decayE, %recv[256, 0] : !chan2
 
-    %akkB = arith.mulf %A#1, %btSq : !sq
-    %negA = arith.subf %zSq, %akkB : !sq
-    %Nl = arith.select %strict, %negA, %zSq : !sqb, !sq
+    tile.barrier
+    %Nl = tile.load_shared %nbuf[%c0] : !tile.smem<4096xf32> -> !sq
     %X0 = arith.addf %eye, %Nl : !sq
     %inv:2 = scf.for %s = %c0 to %c5 step %c1 iter_args(%X = %X0, %P = %Nl)
         -> (!sq, !sq) : i32 {
