@@ -142,10 +142,12 @@ def time_phases(d=128):
     none = torch.zeros(1, dtype=torch.int32, device=dev)
     h0 = torch.zeros(1, device=dev)
     for b, t, h in [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]:
-        q, k, v = (torch.randn(b, t, h, d, device=dev).bfloat16()
+        # KERNELS.md's distributions: with unscaled q and k the WY inverse
+        # overflows and the variants' records cannot be compared.
+        q, k, v = ((torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
                    for _ in range(3))
         g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
-        beta = torch.rand(b, t, h, device=dev).bfloat16()
+        beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
         c = (t + CHUNK - 1) // CHUNK
         ws = torch.zeros(b * c * h * (257 * d + CHUNK * CHUNK), device=dev)
         o = torch.empty_like(q)
