@@ -1394,9 +1394,9 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
 
 // Sorts each chunk of S slots of every row of `work` (batch, k),
 // descending; slots past k read as the smallest element and stay unwritten.
-// With `final` (one chunk holds the row: k <= S), the sorted row goes
-// straight to `values` and `indices`, as topk_merge_f32 would write it,
-// and no merge follows. The sort runs on the registers (8 keys per
+// When one chunk holds the row (k <= S), the sorted row goes straight to
+// `values` and `indices`, as topk_merge_f32 would write it, and no merge
+// follows. The sort runs on the registers (8 keys per
 // thread, tile.sort's exchange network); capped at 96 registers it takes
 // 80 on sm_80 to sm_100a, three programs per SM (uncapped, ptxas for
 // sm_80 spilled 8 bytes). Rows of at most 1024 slots take the 1024-slot
@@ -1406,15 +1406,13 @@ func.func @topk_select_f32(%x: !tile.ptr<f32>,
 !sort_keys = tensor<2048xi32, #tile.sym<[S]>>
 !sort_values = tensor<2048xf32, #tile.sym<[S]>>
 func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %values: !tile.ptr<f32>,
-                            %indices: !tile.ptr<i64>, %batch: i32, %k: i32,
-                            %final: i32)
+                            %indices: !tile.ptr<i64>, %batch: i32, %k: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
                 tile.max_registers = 96 : i32, tile.dependent_launch = true,
                 tile.params = {S = 2048},
                 tile.instances = {
                   topk_sort_chunks = {},
                   topk_sort_chunks_1024 = {S = 1024, "tile.num_warps" = 4}}} {
-  %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c31 = arith.constant 31 : i32
   %l32 = arith.constant 32 : i64
@@ -1429,8 +1427,8 @@ func.func @topk_sort_chunks(%work: !tile.ptr<i64>, %values: !tile.ptr<f32>,
   %base = arith.muli %part, %slice : i32
   %t = tile.load %wv[%base] pad -9223372036854775808 : !sort_slots
   %s = tile.sort %t along 0 descending : !sort_slots
-  %isFinal = arith.cmpi ne, %final, %c0 : i32
-  scf.if %isFinal {
+  %oneChunk = arith.cmpi sle, %k, %slice : i32
+  scf.if %oneChunk {
     // Key back to float bits (the mapping is its own inverse); the column
     // is the low word.
     %l32T = tile.splat %l32 : !sort_slots

@@ -237,16 +237,16 @@ absl::Status SortSlots(const Kernel &sort, const Kernel *sortShort,
                        int64_t *indices, CUstream stream) {
   const uint32_t chunks = uint32_t((k + kLargeChunk - 1) / kLargeChunk);
   const Dim3 grid = {chunks, uint32_t(rows), 1};
-  // One chunk holds the row: the sort writes the outputs, no merge.
-  const int final = chunks == 1 ? 1 : 0;
   const KernelArg sortArgs[] = {KernelArg::DevicePtr(a), KernelArg::Ptr(values),
                                 KernelArg::Ptr(indices), KernelArg::I32(rows),
-                                KernelArg::I32(k),       KernelArg::I32(final)};
+                                KernelArg::I32(k)};
   const Kernel &sorter =
       sortShort != nullptr && k <= kShortSortK ? *sortShort : sort;
   TILEC_RETURN_IF_ERROR(
       sorter.Launch(grid, sortArgs, stream, PointerCheck::kSkip));
-  if (final)
+  // One chunk holds the row (k <= the sort's slots): the sort wrote the
+  // outputs, no merge.
+  if (chunks == 1)
     return absl::OkStatus();
   for (int run = kLargeChunk;; run *= 2) {
     // Rounds of the merge path's 2048-ary search: the fewest with 2048^steps
@@ -401,13 +401,13 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
           stream, requests,
           [&](absl::Span<const cu::CUdeviceptr> buffers) -> absl::Status {
             const cu::CUdeviceptr state = buffers[2], cand = buffers[3];
-            // topk_guess_f32 clears the state of its row itself.
-            if (guess.blocks == 0)
+            // With the guess, topk_guess_f32 clears its row's state itself.
+            if (guess.blocks == 0) {
               TILEC_RETURN_IF_ERROR((*driver)->Check(
                   (*driver)->api().cuMemsetD32Async(state, 0, stateWords,
                                                     stream),
                   "cuMemsetD32Async"));
-            if (guess.blocks > 0) {
+            } else {
               const KernelArg sampleArgs[] = {KernelArg::Ptr(x),
                                               KernelArg::DevicePtr(state),
                                               KernelArg::I32(batch),

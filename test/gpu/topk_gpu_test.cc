@@ -385,6 +385,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"row_batch257_n32000", 257, 32000, 256, Case::kRandn, 1.0f},
         Case{"large_k3000_n31999", 2, 31999, 3000, Case::kRandn, 1.0f},
         Case{"long_k3000_n32000", 2, 32000, 3000, Case::kSpecials, 1.0f},
+        // The sort's crossovers: the 1024-slot sort | the 2048-slot one,
+        // one chunk written by the sort | two chunks and a merge.
+        Case{"long_k1024", 2, 40000, 1024, Case::kRandn, 1.0f},
+        Case{"long_k1025", 2, 40000, 1025, Case::kRandn, 1.0f},
+        Case{"long_k2049", 2, 40000, 2049, Case::kSpecials, 1.0f},
         Case{"long_n65535", 2, 65535, 100, Case::kRandn, 1.0f},
         Case{"long_n65536", 2, 65536, 100, Case::kRandn, 1.0f},
         Case{"long_batch256", 256, 65536, 300, Case::kRandn, 1.0f},
@@ -393,8 +398,7 @@ INSTANTIATE_TEST_SUITE_P(
         // row (LongRowsGuessedPartLen).
         Case{"guess_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
         Case{"guess_batch300", 300, 40000, 100, Case::kSpecials, 1.0f},
-        Case{"guess_batch300_missed", 300, 40000, 100, Case::kSampledLow,
-             1.0f},
+        Case{"guess_batch300_missed", 300, 40000, 100, Case::kSampledLow, 1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
