@@ -252,3 +252,37 @@ static bool isRematerializableWithin(Value value, unsigned depth) {
 bool mlir::tile::isRematerializable(Value value) {
   return isRematerializableWithin(value, /*depth=*/8);
 }
+
+/// isReloadable, looking at most `depth` ops up.
+static bool isReloadableWithin(Value value, unsigned depth) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth == 0 || !value.hasOneUse())
+    return false;
+  auto blocked = [](Value v) {
+    return isa<BlockedLayoutAttr>(
+        cast<RankedTensorType>(v.getType()).getEncoding());
+  };
+  auto rebuildableMask = [](Value mask) {
+    return !mask || isRematerializable(mask);
+  };
+  if (auto load = dyn_cast<LoadOp>(def))
+    return blocked(value) && rebuildableMask(load.getMask());
+  if (auto load = dyn_cast<LoadSharedOp>(def))
+    return blocked(value) && rebuildableMask(load.getMask());
+  if (!isElementwiseArith(def))
+    return false;
+  bool loads = false;
+  for (Value operand : def->getOperands()) {
+    if (!isa<RankedTensorType>(operand.getType()))
+      continue;
+    if (isReloadableWithin(operand, depth - 1))
+      loads = true;
+    else if (!isRematerializableWithin(operand, depth - 1))
+      return false;
+  }
+  return loads;
+}
+
+bool mlir::tile::isReloadable(Value value) {
+  return isReloadableWithin(value, /*depth=*/4);
+}

@@ -113,6 +113,14 @@ inline int64_t swizzleChunk(unsigned bytes, int64_t row, int64_t chunk) {
 /// once canonicalization rebuilds it in the new layout.
 bool isRematerializable(Value value);
 
+/// Whether `value` is a load's tile (tile.load or tile.load_shared, in a
+/// blocked layout, unmasked or with a rebuildable mask) used only here, or
+/// an element-wise op of such tiles and rebuildable ones (a bf16 load
+/// widened to f32, say). The load can read it in any blocked layout at the
+/// same cost, so it should not decide the layout of an expression it feeds
+/// either: canonicalization moves a conversion of it into the load.
+bool isReloadable(Value value);
+
 /// Whether `op` is an element-wise arith op (one result, no regions) that
 /// can be rebuilt with operands of another layout.
 bool isElementwiseArith(Operation *op);

@@ -1098,9 +1098,34 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
       rewriter.replaceOpWithNewOp<ExpandDimsOp>(op, type, src, expand.getDim());
       return success();
     }
+    // A load's tile used only here: read it in the new layout instead, where
+    // the load was (so its order with other memory ops is kept).
+    if (isa<LoadOp, LoadSharedOp>(def) &&
+        isa_and_nonnull<BlockedLayoutAttr>(layout) &&
+        isReloadable(op.getSrc())) {
+      rewriter.setInsertionPoint(def);
+      Operation *load = rewriter.clone(*def);
+      load->getResult(0).setType(type);
+      OpOperand *mask = nullptr;
+      if (auto global = dyn_cast<LoadOp>(load); global && global.getMask())
+        mask = &global.getMaskMutable()[0];
+      if (auto shared = dyn_cast<LoadSharedOp>(load);
+          shared && shared.getMask())
+        mask = &shared.getMaskMutable()[0];
+      if (mask)
+        mask->set(ConvertLayoutOp::create(rewriter, def->getLoc(),
+                                          getMaskType(type), mask->get()));
+      rewriter.replaceOp(op, load->getResults());
+      rewriter.eraseOp(def);
+      return success();
+    }
     // An element-wise op of rebuildable tiles (a row index compared with a
-    // bound): rebuild its operands in the new layout, then the op.
-    if (isElementwiseArith(def) && isRematerializable(op.getSrc())) {
+    // bound), or of a load's tiles (a bf16 load widened): rebuild its
+    // operands in the new layout, then the op.
+    bool reload =
+        isa_and_nonnull<BlockedLayoutAttr>(layout) && isReloadable(op.getSrc());
+    if (isElementwiseArith(def) &&
+        (reload || isRematerializable(op.getSrc()))) {
       if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(
               layout))
         return failure();

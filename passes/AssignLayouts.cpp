@@ -398,6 +398,19 @@ private:
       if (!isRematerializable(operand))
         break;
     }
+    // A load's tile adapts to a computed one in a blocked layout: the load
+    // reads it in that layout, where moving the computed tile would take a
+    // round trip through shared memory.
+    if (isElementwiseArith(op))
+      for (Value operand : op->getOperands()) {
+        auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+        if (!tensor || !tensor.getEncoding() || isRematerializable(operand) ||
+            isReloadable(operand))
+          continue;
+        if (isa<BlockedLayoutAttr>(tensor.getEncoding()))
+          layout = tensor.getEncoding();
+        break;
+      }
     if (isa<BroadcastOp>(op) && layout) {
       // Keep a broadcast's layout only if it suits the result shape.
       auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
@@ -513,15 +526,30 @@ private:
     return success();
   }
 
-  /// Loop-carried tiles keep the layout of their initial value.
+  /// Loop-carried tiles keep the layout of their initial value, except a
+  /// tile each iteration replaces with the result of a dot in registers:
+  /// that one is carried in the dot's accumulator layout (the initial value
+  /// converted once before the loop), rather than converted out of it at
+  /// every yield and, for the dot's next use, back.
   LogicalResult visitFor(scf::ForOp forOp) {
-    for (auto [init, arg, result] :
-         llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
-                   forOp.getResults())) {
-      if (!isa<RankedTensorType>(init.getType()))
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    for (auto [index, init, arg, result] :
+         llvm::enumerate(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                         forOp.getResults())) {
+      auto initType = dyn_cast<RankedTensorType>(init.getType());
+      if (!initType)
         continue;
-      arg.setType(init.getType());
-      result.setType(init.getType());
+      Type carried = initType;
+      if (auto dot = yield.getOperand(index).getDefiningOp<DotOp>()) {
+        Attribute layout = dotLayouts.lookup(dot);
+        if (layout && !isTensorMemoryLayout(layout) &&
+            layout != initType.getEncoding()) {
+          carried = withLayout(initType, layout);
+          convertOperand(forOp.getInitArgsMutable()[index], carried);
+        }
+      }
+      arg.setType(carried);
+      result.setType(carried);
     }
     return success();
   }

@@ -85,3 +85,33 @@ func.func @too_small(%y: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps
   tile.store %d, %yv[%c0, %c0] : tensor<16x8xf32>, !tile.view<?x?xf32>
   return
 }
+
+// -----
+
+// A loop that replaces its tiles with dot results each iteration (powers
+// of a matrix) carries them in the accumulator layout: the initial values
+// are converted once before the loop, and nothing inside it.
+// CHECK-DAG: #[[SQ:.*]] = #tile.mma<version = 2, warps = [4, 2], instr = [16, 8, 8]>
+// CHECK-LABEL: func.func @powers
+// CHECK: tile.convert_layout {{.*}} -> tensor<64x64xf32, #[[SQ]]>
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[SQ]]>, tensor<64x64xf32, #[[SQ]]>)
+// CHECK-NOT: tile.convert_layout
+// CHECK: scf.yield
+func.func @powers(%a: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %av = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %m = tile.load %av[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x64xf32>
+  %one = arith.constant dense<1.0> : tensor<64x64xf32>
+  %x0 = arith.addf %m, %one : tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r:2 = scf.for %i = %c0 to %c5 step %c1 iter_args(%x = %x0, %p = %m)
+      -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+    %p2 = tile.dot %p, %p, %zero : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %x2 = tile.dot %x, %p2, %x : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %x2, %p2 : tensor<64x64xf32>, tensor<64x64xf32>
+  }
+  tile.store %r#0, %av[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
+  return
+}
