@@ -272,3 +272,52 @@ func.func @shared_load_keeps_layout(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n:
   tile.store %kt, %kv[%c0, %c0] : tensor<64x128xbf16>, !tile.view<?x?xbf16>
   return
 }
+
+// -----
+
+// A bf16 load that is only widened, whose f32 tile is used twice (so it
+// cannot be read again for each use) and meets a tile computed from other
+// data: the load takes the f32 tile's layout from the start.
+// CHECK-DAG: #[[WIDE:.*]] = #tile.blocked<size = [1, 4], threads = [1, 32], warps = [8, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @widened_load
+// CHECK: tile.load {{.*}} : tensor<64x128xbf16, #[[WIDE]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: arith.mulf {{.*}} : tensor<64x128xf32, #[[WIDE]]>
+// CHECK: arith.addf {{.*}} : tensor<64x128xf32, #[[WIDE]]>
+func.func @widened_load(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %gv = tile.make_view %g[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %kv = tile.make_view %k[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kt = tile.load %kv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x128xbf16>
+  %kf = arith.extf %kt : tensor<64x128xbf16> to tensor<64x128xf32>
+  %gt = tile.load %gv[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x128xf32>
+  %e = math.exp %gt : tensor<64x128xf32>
+  %p = arith.mulf %kf, %e : tensor<64x128xf32>
+  %s = arith.addf %p, %kf : tensor<64x128xf32>
+  tile.store %s, %gv[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// A widened bf16 load that meets only tiles computed from itself (a
+// softmax row) keeps 16-byte vectors (8 elements a thread).
+// CHECK-DAG: #[[ROW16:.*]] = #tile.blocked<size = [1, 8], threads = [1, 32], warps = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @widened_alone
+// CHECK: tile.load {{.*}} : tensor<4x256xbf16, #[[ROW16]]>
+// CHECK: arith.subf {{.*}} : tensor<4x256xf32, #[[ROW16]]>
+func.func @widened_alone(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<4x256xbf16>
+  %x = arith.extf %t : tensor<4x256xbf16> to tensor<4x256xf32>
+  %m = tile.reduce max %x along 1 : tensor<4x256xf32> -> tensor<4xf32>
+  %b = tile.broadcast %m along 1 : tensor<4xf32> -> tensor<4x256xf32>
+  %d = arith.subf %x, %b : tensor<4x256xf32>
+  %y = arith.truncf %d : tensor<4x256xf32> to tensor<4x256xbf16>
+  tile.store %y, %v[%c0, %c0] : tensor<4x256xbf16>, !tile.view<?x?xbf16>
+  return
+}
