@@ -4,6 +4,8 @@
 // RUN: awk '/entry dot_bf16/,/^}/' %t.sm90.ptx | grep -c ldmatrix.sync.aligned.m8n8.x4.shared.b16 | FileCheck %s --check-prefix=LDMATRIX
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90.ptx -o %t.90.o %}
 // RUN: %if ptxas %{ %ptxas -arch=sm_80 %t.sm80.ptx -o %t.80.o %}
+// RUN: awk '/entry tf32_powers/,/^}/' %t.sm90.ptx | grep -c bar.sync | FileCheck %s --check-prefix=POWBAR
+// RUN: awk '/entry tf32_powers/,/^}/' %t.sm90.ptx | grep -c mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 | FileCheck %s --check-prefix=POWMMA
 
 // tile.dot on mma.sync (lowering/TensorCore/MmaSyncLowering.cpp): the
 // operands are staged in scratch (A 64x32 bf16 = 4096 bytes, then B
@@ -92,5 +94,34 @@ func.func @dot_tf32(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32)
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %d = tile.dot %a, %b, %zero : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
   tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// Powers of a tf32 matrix carried by a loop (kda_prep's WY inverse by
+// doubling): both carried tiles stay in the accumulator layout, so each dot
+// stages its operands straight from accumulator registers (A included)
+// between its two barriers, and nothing else moves. Two conversions
+// before the loop (two barriers each) and two dots in it: 8 barriers; 2
+// dots x 32 m16n8k8 per warp (64x64x64 on 4x2 warps).
+// POWBAR: 8
+// POWMMA: 64
+func.func @tf32_powers(%a: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c5 = arith.constant 5 : i32
+  %av = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %m = tile.load %av[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x64xf32>
+  %one = arith.constant dense<1.0> : tensor<64x64xf32>
+  %x0 = arith.addf %m, %one : tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r:2 = scf.for %i = %c0 to %c5 step %c1 iter_args(%x = %x0, %p = %m)
+      -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+    %p2 = tile.dot %p, %p, %zero : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %x2 = tile.dot %x, %p2, %x : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %x2, %p2 : tensor<64x64xf32>, tensor<64x64xf32>
+  }
+  tile.store %r#0, %av[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
   return
 }
