@@ -399,6 +399,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"guess_batch257", 257, 65536, 300, Case::kRandn, 1.0f},
         Case{"guess_batch300", 300, 40000, 100, Case::kSpecials, 1.0f},
         Case{"guess_batch300_missed", 300, 40000, 100, Case::kSampledLow, 1.0f},
+        // The passes behind a guess keep their parts below 128 rows
+        // (kGuessedPassMinBatch) and take fewer from 128 up.
+        Case{"guess_batch127_missed", 127, 40000, 100, Case::kSampledLow, 1.0f},
+        Case{"guess_batch128_missed", 128, 40000, 100, Case::kSampledLow, 1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
