@@ -2,9 +2,10 @@
 """Checks the two phases of the two-phase KDA schedule one at a time.
 
 kda_prep's workspace records (−W, U, scale·(q ⊙ Γ), k ⊙ exp(G_last − G),
-exp(G_last), A_qk; docs/kda.md) are compared with the same quantities
-computed in float64 by torch; then kda_chain runs on records computed by
-torch (not by kda_prep) and its output and final state are compared with
+A_qk, and exp(G_last); docs/kda.md), in f32 and from kda_prep_bf16 in
+bf16, are compared with the same quantities computed in float64 by torch;
+then kda_chain and kda_chain_bf16 run on records computed by torch (not by
+kda_prep) and its output and final state are compared with
 the per-token recurrence. A wrong end-to-end result thus points at one
 kernel and one record field. Fresh random inputs (KERNELS.md §4), outputs
 poisoned with NaN first. Exits non-zero when a check fails.
@@ -73,34 +74,41 @@ def chunk_records(q, k, v, g, beta, scale):
     }
 
 
-def pack(rec, d):
-    """The records in the workspace layout of kda_prep (no cu_seqlens,
-    kernels_dsl/kda.mlir)."""
+def record_len(d):
+    """Elements of one record: −W, U, q ⊙ Γ, (k ⊙ exp(G_last − G))ᵀ, A_qk."""
+    return 256 * d + CHUNK * CHUNK
+
+
+def pack(rec, d, dtype):
+    """The records (of `dtype`) and the exp(G_last) rows (f32) in kda_prep's
+    layout (no cu_seqlens, kernels_dsl/kda.mlir)."""
     b, c, h = rec["U"].shape[:3]
-    reclen = 257 * d + CHUNK * CHUNK
-    ws = torch.zeros(b, c, h, reclen, dtype=torch.float32,
+    ws = torch.zeros(b, c, h, record_len(d), dtype=dtype,
                      device=rec["U"].device)
     # The decayed k is stored transposed: D rows of 64 in place of 64 of D.
     kend_t = rec["k*exp(Glast-G)"].transpose(-1, -2).reshape(b, c, h, 64, d)
-    rows = torch.cat([rec["-W"], rec["U"], rec["q*G*scale"], kend_t,
-                      rec["exp(Glast)"].unsqueeze(-2)], dim=-2)
-    ws[..., :257 * d] = rows.reshape(b, c, h, 257 * d).float()
-    ws[..., 257 * d:] = rec["A_qk"].reshape(b, c, h, -1).float()
-    return ws.reshape(-1)
+    rows = torch.cat([rec["-W"], rec["U"], rec["q*G*scale"], kend_t], dim=-2)
+    ws[..., :256 * d] = rows.reshape(b, c, h, 256 * d).to(dtype)
+    ws[..., 256 * d:] = rec["A_qk"].reshape(b, c, h, -1).to(dtype)
+    return ws.reshape(-1), rec["exp(Glast)"].float().reshape(-1)
 
 
-def unpack(ws, b, c, h, d):
-    reclen = 257 * d + CHUNK * CHUNK
-    ws = ws.reshape(b, c, h, reclen).double()
-    rows = ws[..., :257 * d].reshape(b, c, h, 257, d)
+def unpack(ws, decays, b, c, h, d):
+    ws = ws.reshape(b, c, h, record_len(d)).double()
+    rows = ws[..., :256 * d].reshape(b, c, h, 256, d)
     return {
         "-W": rows[..., 0:64, :], "U": rows[..., 64:128, :],
         "q*G*scale": rows[..., 128:192, :],
         "k*exp(Glast-G)": rows[..., 192:256, :].reshape(b, c, h, d, 64)
         .transpose(-1, -2),
-        "exp(Glast)": rows[..., 256, :],
-        "A_qk": ws[..., 257 * d:].reshape(b, c, h, CHUNK, CHUNK),
+        "exp(Glast)": decays.reshape(b, c, h, d).double(),
+        "A_qk": ws[..., 256 * d:].reshape(b, c, h, CHUNK, CHUNK),
     }
+
+
+# kda_prep instances and the chains that read their records.
+PHASES = (("kda_prep", "kda_chain", torch.float32),
+          ("kda_prep_bf16", "kda_chain_bf16", torch.bfloat16))
 
 
 def recurrence(q, k, v, g, beta, scale):
@@ -135,8 +143,6 @@ def time_phases(d=128):
     suffix = "_d%d" % d
     prep = module.kernel("kda_prep" + suffix)
     others = prep_variants(suffix)
-    chains = [module.kernel(name + suffix)
-              for name in ("kda_chain", "kda_chain_bf16")]
     flush = l2_flusher()
     dev = "cuda"
     none = torch.zeros(1, dtype=torch.int32, device=dev)
@@ -149,36 +155,44 @@ def time_phases(d=128):
         g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
         beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
         c = (t + CHUNK - 1) // CHUNK
-        ws = torch.zeros(b * c * h * (257 * d + CHUNK * CHUNK), device=dev)
         o = torch.empty_like(q)
         ht = torch.empty(b, h, d, d, device=dev)
-        us = [time_median(lambda i: prep((h, b, c), q, k, v, g, beta, ws,
-                                         none, t, h, b, 0, d ** -0.5),
-                          flush, 30)]
+        decays = torch.zeros(b * c * h * d, device=dev)
         blocks = d // (16 if d == 64 else 32)
-        for chain in chains:
-            us.append(time_median(
-                lambda i: chain((h, b, blocks), ws, o, h0, ht, ws, none, t,
-                                h, b, 0, 1, 0, c), flush, 30))
-        print(f"({b},{t},{h}) D={d}: kda_prep {us[0]:.1f} us ({b * c * h}"
-              f" programs), kda_chain {us[1]:.1f} us, kda_chain_bf16 "
-              f"{us[2]:.1f} us ({c} chunks, {b * h * blocks} programs)")
+        line = f"({b},{t},{h}) D={d}, {b * c * h} prep programs, {c} " \
+            f"chunks, {b * h * blocks} chain programs:"
+        for prep_name, chain_name, dtype in PHASES:
+            prep_k = module.kernel(prep_name + suffix)
+            chain = module.kernel(chain_name + suffix)
+            ws = torch.zeros(b * c * h * record_len(d), dtype=dtype,
+                             device=dev)
+            prep_us = time_median(
+                lambda i: prep_k((h, b, c), q, k, v, g, beta, ws, decays,
+                                 none, t, h, b, 0, d ** -0.5), flush, 30)
+            chain_us = time_median(
+                lambda i: chain((h, b, blocks), ws, decays, o, h0, ht, ws,
+                                none, t, h, b, 0, 1, 0, c), flush, 30)
+            line += f" {prep_name} {prep_us:.1f} us, {chain_name} " \
+                f"{chain_us:.1f} us;"
+        print(line)
         if not others:
             continue
         # The variants' records against the embedded kernel's, same inputs.
-        prep((h, b, c), q, k, v, g, beta, ws, none, t, h, b, 0, d ** -0.5)
+        ws = torch.zeros(b * c * h * record_len(d), device=dev)
+        prep((h, b, c), q, k, v, g, beta, ws, decays, none, t, h, b, 0,
+             d ** -0.5)
         want = ws.clone()
         for name, other in others:
             got = torch.full_like(ws, float("nan"))
-            other((h, b, c), q, k, v, g, beta, got, none, t, h, b, 0,
+            other((h, b, c), q, k, v, g, beta, got, decays, none, t, h, b, 0,
                   d ** -0.5)
             torch.cuda.synchronize()
             worst = (got - want).abs().max().item()
             good = bool(torch.isfinite(got).all()) and \
                 worst <= 1e-2 * want.abs().max().item() + 1e-6
             t_us = time_median(
-                lambda i: other((h, b, c), q, k, v, g, beta, got, none, t, h,
-                                b, 0, d ** -0.5), flush, 30)
+                lambda i: other((h, b, c), q, k, v, g, beta, got, decays,
+                                none, t, h, b, 0, d ** -0.5), flush, 30)
             print(f"    kda_prep {name}: {t_us:.1f} us, max difference "
                   f"{worst:.3g}{'' if good else '  WRONG'}")
 
@@ -205,40 +219,43 @@ def main():
     c = (t + CHUNK - 1) // CHUNK
     suffix = "_d%d" % d
     module = tilec.Module.embedded("kda")
-    prep = module.kernel("kda_prep" + suffix)
     ok = True
 
     want = chunk_records(q, k, v, g, beta, scale)
-    ws = torch.full((b * c * h * (257 * d + CHUNK * CHUNK),), float("nan"),
-                    device=dev)
     none_i32 = torch.zeros(1, dtype=torch.int32, device=dev)
-    prep((h, b, c), q, k, v, g, beta, ws, none_i32, t, h, b, 0, scale)
-    torch.cuda.synchronize()
-    got = unpack(ws, b, c, h, d)
-    print(f"kda_prep{suffix} (B, T, H) = ({b}, {t}, {h}):")
-    for name, ref in want.items():
-        err = (got[name] - ref).abs()
-        worst = err.max().item()
-        big = ref.abs().max().item()
-        good = bool(torch.isfinite(got[name]).all()) and worst <= \
-            1e-2 * big + 1e-6
-        ok &= good
-        per_chunk = err.flatten(3).amax(-1).amax(0).amax(-1).tolist()
-        print(f"  {name:>16}: max err {worst:.3g} (max |ref| {big:.3g})"
-              f" per chunk {['%.2g' % e for e in per_chunk]}"
-              f"{'' if good else '  WRONG'}")
+    for prep_name, _, dtype in PHASES:
+        prep = module.kernel(prep_name + suffix)
+        ws = torch.full((b * c * h * record_len(d),), float("nan"),
+                        dtype=dtype, device=dev)
+        decays = torch.full((b * c * h * d,), float("nan"), device=dev)
+        prep((h, b, c), q, k, v, g, beta, ws, decays, none_i32, t, h, b, 0,
+             scale)
+        torch.cuda.synchronize()
+        got = unpack(ws, decays, b, c, h, d)
+        print(f"{prep_name}{suffix} (B, T, H) = ({b}, {t}, {h}):")
+        for name, ref in want.items():
+            err = (got[name] - ref).abs()
+            worst = err.max().item()
+            big = ref.abs().max().item()
+            good = bool(torch.isfinite(got[name]).all()) and worst <= \
+                1e-2 * big + 1e-6
+            ok &= good
+            per_chunk = err.flatten(3).amax(-1).amax(0).amax(-1).tolist()
+            print(f"  {name:>16}: max err {worst:.3g} (max |ref| {big:.3g})"
+                  f" per chunk {['%.2g' % e for e in per_chunk]}"
+                  f"{'' if good else '  WRONG'}")
 
     ref_o, ref_s = recurrence(q, k, v, g, beta, scale)
-    for chain_name in ("kda_chain", "kda_chain_bf16"):
+    for _, chain_name, dtype in PHASES:
         chain = module.kernel(chain_name + suffix)
         blocks = d // (16 if d == 64 else 32)
         o = torch.full_like(q, float("nan"))
         ht = torch.full((b, h, d, d), float("nan"), device=dev)
         h0 = torch.zeros(1, device=dev)
-        records = pack(want, d)
+        records, decays = pack(want, d, dtype)
         # One segment of c chunks: the segment buffer is never read.
-        chain((h, b, blocks), records, o, h0, ht, records, none_i32, t, h, b,
-              0, 1, 0, c)
+        chain((h, b, blocks), records, decays, o, h0, ht, records, none_i32,
+              t, h, b, 0, 1, 0, c)
         torch.cuda.synchronize()
         err = (o.double() - ref_o).abs()
         serr = (ht.double() - ref_s).abs()

@@ -54,6 +54,11 @@
 !kvp = tensor<64x128xbf16, #tile.sym<[64, D]>>
 !ktp = tensor<128x64xbf16, #tile.sym<[D, 64]>>
 !sqp = tensor<64x64xbf16>
+// kda_prep's record fields, of element type R (bf16 written, f32 in the
+// instances whose chain multiplies in tf32).
+!kvr = tensor<64x128xbf16, #tile.sym<[64, D]>>
+!ktr = tensor<128x64xbf16, #tile.sym<[D, 64]>>
+!bsqr = tensor<16x64xbf16>
 // The chain's blocks of BV state columns: S_b (D×BV), v_new and o (64×BV).
 !sb = tensor<128x32xf32, #tile.sym<[D, BV]>>
 !sbp = tensor<128x32xbf16, #tile.sym<[D, BV]>>
@@ -283,12 +288,16 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 // record to the workspace ws (f32): −W, U, scale·(q ⊙ Γ) (64×D each, rows
 // 0-191 of a D-wide record), (k ⊙ exp(G_last − G))ᵀ (D×64, in rows
 // 192-255 read as D rows of 64, so that the chain loads it as the K-major
-// operand its dot takes), exp(G_last) (row 256), A_qk (64×64, after row
-// 257). Record (slot, h) starts at (slot·H + h)·REC,
-// REC = 257·D + 4096, with slot = n·C + c (C = ceil(T / 64)), or, with
+// operand its dot takes), A_qk (64×64, after row 256), and exp(G_last) (D
+// f32) to decays. Record (slot, h) starts at (slot·H + h)·REC,
+// REC = 256·D + 4096, and its decays at (slot·H + h)·D,
+// with slot = n·C + c (C = ceil(T / 64)), or, with
 // cu_seqlens, floor(bos / 64) + n + c: sequences' slots never overlap
 // since Σ_{m<n} ceil(len_m / 64) ≤ floor(bos_n / 64) + n, and there are at
 // most floor(T / 64) + N + 1 of them.
+// @kda_prep_bf16_d{128,64}: the same with the record in bf16 (R = bf16;
+// exp(G_last) stays f32: it scales the state every chunk), for the bf16
+// chain: half the bytes written here and read there.
 //
 // @kda_chain_d{128,64}: program (h, n, b) walks the records of its chunks
 // for columns [b·BV, (b + 1)·BV) of the state and of o (the columns of S
@@ -298,19 +307,24 @@ func.func @kda_fwd(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
 // S_b <- diag(exp(G_last))·S_b + (k ⊙ exp(G_last − G))ᵀ·v_new, on tf32
 // dots. Splitting V gives D / BV programs per (sequence, head): the chain
 // is serial in the chunks, so more programs is the only way to more SMs.
-// @kda_chain_bf16_d{128,64}: the same with bf16 operands (S, W, v_new, ...
-// rounded to bf16 for the products, accumulation and S in fp32): an
-// emulation of the kernel put its errors at about 0.4% of the largest
-// output and 0.6% of the largest state element on the stress cases.
+// @kda_chain_bf16_d{128,64}: the same on kda_prep_bf16's records, with
+// bf16 operands (S, W, v_new, ... in bf16 for the products, accumulation
+// and S in fp32): an emulation of the kernel put its errors at about 0.4%
+// of the largest output and 0.6% of the largest state element on the
+// stress cases. Its record fields are its dot operands as loaded, so the
+// pipelined rings feed the dots in place.
 func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %v: !tile.ptr<bf16>, %g: !tile.ptr<f32>, %beta: !tile.ptr<bf16>,
-    %ws: !tile.ptr<f32>, %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32,
-    %has_cu: i32, %scale: f32)
+    %ws: !tile.ptr<bf16> {tile.elem = "R"}, %decays: !tile.ptr<f32>,
+    %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32, %has_cu: i32,
+    %scale: f32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
-                tile.params = {D = 128 : i32},
+                tile.params = {D = 128 : i32, R = bf16},
                 tile.instances = {
-                  kda_prep_d128 = {},
-                  kda_prep_d64 = {D = 64 : i32}}} {
+                  kda_prep_d128 = {R = f32},
+                  kda_prep_d64 = {D = 64 : i32, R = f32},
+                  kda_prep_bf16_d128 = {},
+                  kda_prep_bf16_d64 = {D = 64 : i32}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c3 = arith.constant 3 : i32
@@ -321,7 +335,7 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
   %c16 = arith.constant 16 : i32
   %c63 = arith.constant 63 : i32
   %c64 = arith.constant 64 : i32
-  %c257_64 = arith.constant 257 : i64
+  %c256_64 = arith.constant 256 : i64
   %c4096 = arith.constant 4096 : i64
   %zf = arith.constant 0.0 : f32
   %onef = arith.constant 1.0 : f32
@@ -381,17 +395,21 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %slot64 = arith.extui %slot : i32 to i64
     %slotH = arith.muli %slot64, %H64 : i64
     %rec0 = arith.addi %slotH, %h64 : i64
-    %D257 = arith.muli %D64, %c257_64 : i64
-    %recLen = arith.addi %D257, %c4096 : i64
+    %D256 = arith.muli %D64, %c256_64 : i64
+    %recLen = arith.addi %D256, %c4096 : i64
     %recAt = arith.muli %rec0, %recLen : i64
-    %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
-    %recv = tile.make_view %wsr[257, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
-    %wsa = tile.addptr %wsr, %D257 : !tile.ptr<f32>, i64
-    %aqv = tile.make_view %wsa[64, 64] strides[64, 1] : !tile.view<?x?xf32>
+    %wsr = tile.addptr %ws, %recAt : !tile.ptr<bf16>, i64
+    %recv = tile.make_view %wsr[192, %cD] strides[%cD, 1] : !tile.view<?x?xbf16>
+    %wsa = tile.addptr %wsr, %D256 : !tile.ptr<bf16>, i64
+    %aqv = tile.make_view %wsa[64, 64] strides[64, 1] : !tile.view<?x?xbf16>
     // The record in rows of 64: (k ⊙ exp(G_last − G))ᵀ (D×64) at row 3·D.
     %cD3 = arith.muli %cD, %c3 : i32
     %cD4 = arith.addi %cD3, %cD : i32
-    %rec64 = tile.make_view %wsr[%cD4, 64] strides[64, 1] : !tile.view<?x?xf32>
+    %rec64 = tile.make_view %wsr[%cD4, 64] strides[64, 1] : !tile.view<?x?xbf16>
+    // exp(G_last), in f32 whatever R is: it scales the state every chunk.
+    %decAt = arith.muli %rec0, %D64 : i64
+    %decp = tile.addptr %decays, %decAt : !tile.ptr<f32>, i64
+    %decv = tile.make_view %decp[1, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
 
     %iota = tile.iota : tensor<64xi32>
     %rowE = tile.expand_dims %iota at 1 : tensor<64xi32> -> tensor<64x1xi32>
@@ -475,7 +493,8 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %strictI = arith.cmpi sgt, %rowI, %col16 : !bsqi
       %aqkS = arith.mulf %aqkI, %scaleB : !bsq
       %AqkI = arith.select %lowerI, %aqkS, %zB : !bsqb, !bsq
-      tile.store %AqkI, %aqv[%first, 0] : !bsq
+      %AqkR = arith.truncf %AqkI {tile.elem = "R"} : !bsq to !bsqr
+      tile.store %AqkR, %aqv[%first, 0] : !bsqr
       %btIb = tile.load %bv[%tI] : tensor<16xbf16>
       %btI = arith.extf %btIb : tensor<16xbf16> to tensor<16xf32>
       %btIE = tile.expand_dims %btI at 1 : tensor<16xf32> -> tensor<16x1xf32>
@@ -491,15 +510,17 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %eG = math.exp %G : !kvf
     %qg = arith.mulf %qf, %eG : !kvf
     %qgs = arith.mulf %qg, %scaleKV : !kvf
-    tile.store %qgs, %recv[128, 0] : !kvf
+    %qgsR = arith.truncf %qgs {tile.elem = "R"} : !kvf to !kvr
+    tile.store %qgsR, %recv[128, 0] : !kvr
     %dEnd = arith.subf %GlastKV, %G : !kvf
     %eEnd = math.exp %dEnd : !kvf
     %kEnd = arith.mulf %kf, %eEnd : !kvf
     %kEndT = tile.transpose %kEnd : !kvf -> !kt
-    tile.store %kEndT, %rec64[%cD3, 0] : !kt
+    %kEndTR = arith.truncf %kEndT {tile.elem = "R"} : !kt to !ktr
+    tile.store %kEndTR, %rec64[%cD3, 0] : !ktr
     %decay = math.exp %Glast : !chan
     %decayE = tile.expand_dims %decay at 0 : !chan -> !chan2
-    tile.store %decayE, %recv[256, 0] : !chan2
+    tile.store %decayE, %decv[0, 0] : !chan2
 
     tile.barrier
     %Nl = tile.load_shared %nbuf[%c0] : !tile.smem<4096xf32> -> !sq
@@ -515,18 +536,21 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     %bkg = arith.mulf %bk, %eG : !kvf
     %nbkg = arith.subf %zKV, %bkg : !kvf
     %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
-    tile.store %Wn, %recv[0, 0] : !kvf
+    %WnR = arith.truncf %Wn {tile.elem = "R"} : !kvf to !kvr
+    tile.store %WnR, %recv[0, 0] : !kvr
     %vb = tile.load %vv[%t0, 0] : !kv
     %vf = arith.extf %vb : !kv to !kvf
     %bvv = arith.mulf %vf, %btKV : !kvf
     %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
-    tile.store %U, %recv[64, 0] : !kvf
+    %UR = arith.truncf %U {tile.elem = "R"} : !kvf to !kvr
+    tile.store %UR, %recv[64, 0] : !kvr
   }
   return
 }
 
 
-func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
+func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
+    %decays: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %h0: !tile.ptr<f32>, %ht: !tile.ptr<f32>, %segs: !tile.ptr<f32>,
     %cu: !tile.ptr<i32>, %T: i32, %H: i32, %N: i32, %has_h0: i32,
     %has_ht: i32, %has_cu: i32, %L: i32)
@@ -555,9 +579,8 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %c64 = arith.constant 64 : i32
   %c128 = arith.constant 128 : i32
   %c256 = arith.constant 256 : i32
-  %c257 = arith.constant 257 : i32
   %c4096 = arith.constant 4096 : i32
-  %c257_64 = arith.constant 257 : i64
+  %c256_64 = arith.constant 256 : i64
   %c4096_64 = arith.constant 4096 : i64
   %true = arith.constant true
   %zf = arith.constant 0.0 : f32
@@ -643,16 +666,16 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   // The records of this (sequence, head), chunk c's H records after chunk
   // c − 1's: D-wide rows (REC / D of them per record) for −W, U, q ⊙ Γ
   // and the decayed k, 64-wide rows (REC / 64 per record) for A_qk.
-  %D257 = arith.muli %D64, %c257_64 : i64
-  %recLen = arith.addi %D257, %c4096_64 : i64
+  %D256 = arith.muli %D64, %c256_64 : i64
+  %recLen = arith.addi %D256, %c4096_64 : i64
   %slot0_64 = arith.extui %slot0 : i32 to i64
   %slotH = arith.muli %slot0_64, %H64 : i64
   %rec0 = arith.addi %slotH, %h64 : i64
   %recAt = arith.muli %rec0, %recLen : i64
-  %wsr = tile.addptr %ws, %recAt : !tile.ptr<f32>, i64
+  %wsr = tile.addptr %ws, %recAt : !tile.ptr<bf16>, i64
   %recRowsD0 = arith.divsi %c4096, %cD : i32
-  %recRowsD = arith.addi %recRowsD0, %c257 : i32
-  %recRows64 = arith.muli %cD, %c257 : i32
+  %recRowsD = arith.addi %recRowsD0, %c256 : i32
+  %recRows64 = arith.muli %cD, %c256 : i32
   %recRows64a = arith.divsi %recRows64, %c64 : i32
   %recRowsA = arith.addi %recRows64a, %c64 : i32
   %c3 = arith.constant 3 : i32
@@ -661,8 +684,13 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
   %strideA = arith.muli %recRowsA, %H : i32
   %rowsD = arith.muli %strideD, %nChunks : i32
   %rowsA = arith.muli %strideA, %nChunks : i32
-  %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, 1] : !tile.view<?x?xf32>
-  %rec64 = tile.make_view %wsr[%rowsA, 64] strides[64, 1] : !tile.view<?x?xf32>
+  %recv = tile.make_view %wsr[%rowsD, %cD] strides[%cD, 1] : !tile.view<?x?xbf16>
+  %rec64 = tile.make_view %wsr[%rowsA, 64] strides[64, 1] : !tile.view<?x?xbf16>
+  // exp(G_last) of each chunk, D f32 at (slot·H + h)·D.
+  %decAt = arith.muli %rec0, %D64 : i64
+  %decp = tile.addptr %decays, %decAt : !tile.ptr<f32>, i64
+  %decv = tile.make_view %decp[%nChunks, %cD] strides[%HD, 1]
+      : !tile.view<?x?xf32>
 
   // States of (n, h): D×D at ((n·H + h)·D·D), this program's columns.
   %n64 = arith.extui %n : i32 to i64
@@ -755,14 +783,15 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     %a0 = arith.muli %c, %strideA : i32
     %aK = arith.addi %a0, %cD3 : i32
     %aA = arith.addi %a0, %recRows64a : i32
-    %Wn = tile.load %recv[%r0, 0] : !kvf
-    %U0 = tile.load %recv[%r64, %col] : !vbf
-    %qgs = tile.load %recv[%r128, 0] : !kvf
-    %kEndT = tile.load %rec64[%aK, 0] : !kt
-    %Aqk = tile.load %rec64[%aA, 0] : !sq
+    // The record's fields are of the products' element type P.
+    %WnP = tile.load %recv[%r0, 0] : !kvp
+    %U0P = tile.load %recv[%r64, %col] : !vbb
+    %U0 = arith.extf %U0P : !vbb to !vbf
+    %qgsP = tile.load %recv[%r128, 0] : !kvp
+    %kEndTP = tile.load %rec64[%aK, 0] : !ktp
+    %AqkP = tile.load %rec64[%aA, 0] : !sqp
     // exp(G_last), one per row of S_b.
-    %r256 = arith.addi %r0, %c256 : i32
-    %decay2 = tile.load %recv[%r256, 0] : !chan2
+    %decay2 = tile.load %decv[%c, 0] : !chan2
     %decay = tile.reduce max %decay2 along 0 : !chan2
     %decayB = tile.broadcast %decay along 1 : !chan -> !sb
 
@@ -772,20 +801,16 @@ func.func @kda_chain(%ws: !tile.ptr<f32>, %o: !tile.ptr<bf16> {tile.noalias},
     } else {
       scf.yield %U0 : !vbf
     }
-    %WnP = arith.truncf %Wn {tile.elem = "P"} : !kvf to !kvp
     %SP = arith.truncf %S {tile.elem = "P"} : !sb to !sbp
     %vnew = tile.dot %WnP, %SP, %U : !kvp, !sbp -> !vbf
     %vnewP = arith.truncf %vnew {tile.elem = "P"} : !vbf to !vbb
     scf.if %chain {
-      %AqkP = arith.truncf %Aqk {tile.elem = "P"} : !sq to !sqp
       %oIntra = tile.dot %AqkP, %vnewP, %zKV : !sqp, !vbb -> !vbf
-      %qgsP = arith.truncf %qgs {tile.elem = "P"} : !kvf to !kvp
       %out = tile.dot %qgsP, %SP, %oIntra : !kvp, !sbp -> !vbf
       %outb = arith.truncf %out : !vbf to !vbb
       %t0 = arith.muli %c, %c64 : i32
       tile.store %outb, %ov[%t0, %col] : !vbb
     }
-    %kEndTP = arith.truncf %kEndT {tile.elem = "P"} : !kt to !ktp
     %Sd = arith.mulf %S, %decayB : !sb
     %Sn = tile.dot %kEndTP, %vnewP, %Sd : !ktp, !vbb -> !sb
     scf.yield %Sn : !sb

@@ -28,25 +28,32 @@ absl::Status Invalid(const char *argument, const std::string &why) {
 
 } // namespace
 
-int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
-                          int64_t dim, int64_t packed_sequences,
-                          int64_t segment_chunks) {
+KdaWorkspaceLayout GetKdaWorkspaceLayout(int64_t batch, int64_t tokens,
+                                         int64_t heads, int64_t dim,
+                                         int64_t packed_sequences,
+                                         int64_t segment_chunks,
+                                         int64_t record_element_bytes) {
   const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
   // Chunk slots: n·C + c, or with cu_seqlens floor(bos / 64) + n + c.
   const bool packed = packed_sequences >= 0;
   const int64_t slots =
       packed ? tokens / kKdaChunk + packed_sequences + 1 : batch * chunks;
-  const int64_t record = 257 * dim + kKdaChunk * kKdaChunk;
-  int64_t bytes = slots * heads * record * 4;
+  const int64_t record = 256 * dim + kKdaChunk * kKdaChunk;
+  // Every part is a multiple of 16 bytes (D is 64 or 128), so each starts
+  // aligned for the kernels' vector accesses.
+  KdaWorkspaceLayout layout;
+  layout.decays = slots * heads * record * record_element_bytes;
+  layout.segments = layout.decays + slots * heads * dim * 4;
+  layout.bytes = layout.segments;
   if (segment_chunks >= 1 && segment_chunks < chunks) {
     // Segment slots: n·ceil(C / L) + s, or floor(bos / 64L) + n + s.
     const int64_t per_sequence = (chunks + segment_chunks - 1) / segment_chunks;
     const int64_t segments =
         packed ? tokens / (kKdaChunk * segment_chunks) + packed_sequences + 1
                : batch * per_sequence;
-    bytes += segments * heads * 3 * dim * dim * 4;
+    layout.bytes += segments * heads * 3 * dim * dim * 4;
   }
-  return bytes;
+  return layout;
 }
 
 int64_t KdaSegmentChunks(int64_t sequences, int64_t tokens, int64_t heads,
@@ -221,17 +228,20 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
   };
   const int64_t chunks = (int64_t(tokens) + kKdaChunk - 1) / kKdaChunk;
   // The chain's views of the workspace take 32-bit row counts: H records
-  // per chunk, each (257·D + 64²) / 64 rows in its view of 64-wide rows
+  // per chunk, each (256·D + 64²) / 64 rows in its view of 64-wide rows
   // (the longer of its two views).
-  const int64_t record_rows = (257 * dim + kKdaChunk * kKdaChunk) / 64;
+  const int64_t record_rows = (256 * dim + kKdaChunk * kKdaChunk) / 64;
   const bool fits = chunks <= kMaxGridYZ &&
                     (chunks + 1) * int64_t(heads) * record_rows <= INT32_MAX;
   if (options.schedule != KdaSchedule::kSingleKernel && fits) {
+    // The bf16 chain reads records of bf16, the tf32 chain of f32.
+    const bool bf16_chain = options.schedule == KdaSchedule::kTwoPhaseBf16Chain;
     absl::StatusOr<const Kernel *> prep = GetEmbeddedKernel(
-        kModuleName, absl::StrCat("kda_prep", suffix), *device);
+        kModuleName,
+        absl::StrCat(bf16_chain ? "kda_prep_bf16" : "kda_prep", suffix),
+        *device);
     if (!prep.ok())
       return prep.status();
-    const bool bf16_chain = options.schedule == KdaSchedule::kTwoPhaseBf16Chain;
     absl::StatusOr<const Kernel *> chain = GetEmbeddedKernel(
         kModuleName,
         absl::StrCat(bf16_chain ? "kda_chain_bf16" : "kda_chain", suffix),
@@ -259,20 +269,19 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
         kModuleName, absl::StrCat("kda_seg_scan", suffix), *device);
     if (!scan.ok())
       return scan.status();
-    const int64_t records_bytes = KdaWorkspaceBytes(
-        batch, tokens, heads, dim, options.cu_seqlens ? sequences : -1);
+    const KdaWorkspaceLayout layout = GetKdaWorkspaceLayout(
+        batch, tokens, heads, dim, options.cu_seqlens ? sequences : -1,
+        segment_chunks, bf16_chain ? 2 : 4);
     const ScratchRequest requests[] = {
-        {size_t(KdaWorkspaceBytes(batch, tokens, heads, dim,
-                                  options.cu_seqlens ? sequences : -1,
-                                  segment_chunks)),
-         /*zeroed=*/false}};
+        {size_t(layout.bytes), /*zeroed=*/false}};
     ScopedContext scope(**driver, (*prep)->context());
     if (!scope.status().ok())
       return scope.status();
     return ScratchFor(**driver, (*prep)->context())
         .Use(stream, requests, [&](absl::Span<const cu::CUdeviceptr> buffers) {
           const cu::CUdeviceptr records = buffers[0];
-          const cu::CUdeviceptr segs = buffers[0] + records_bytes;
+          const cu::CUdeviceptr decays = buffers[0] + layout.decays;
+          const cu::CUdeviceptr segs = buffers[0] + layout.segments;
           const KernelArg prep_args[] = {
               KernelArg::Ptr(q.data),
               KernelArg::Ptr(k.data),
@@ -280,6 +289,7 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
               KernelArg::Ptr(g.data),
               KernelArg::Ptr(beta.data),
               KernelArg::DevicePtr(records),
+              KernelArg::DevicePtr(decays),
               ptr(options.cu_seqlens),
               KernelArg::I32(tokens),
               KernelArg::I32(heads),
@@ -292,6 +302,7 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
                                                 PointerCheck::kSkip));
           const KernelArg chain_args[] = {
               KernelArg::DevicePtr(records),
+              KernelArg::DevicePtr(decays),
               KernelArg::Ptr(o.data),
               ptr(options.initial_state),
               ptr(options.final_state),

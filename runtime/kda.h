@@ -14,14 +14,24 @@ namespace tilec {
 // Tokens per chunk of the kernels.
 inline constexpr int64_t kKdaChunk = 64;
 
-// Bytes of the two-phase schedule's workspace: one record of 257·D + 64²
-// floats per (chunk slot, head) and, when the chain is split into segments
-// of `segment_chunks` chunks (fewer than ceil(tokens / 64)), 3·D² floats
-// per (segment slot, head) for the segments' maps and entry states;
-// `packed_sequences` is N with cu_seqlens, -1 without. Exposed for tests.
-int64_t KdaWorkspaceBytes(int64_t batch, int64_t tokens, int64_t heads,
-                          int64_t dim, int64_t packed_sequences,
-                          int64_t segment_chunks = 0);
+// Where the two-phase schedule's workspace keeps what, in bytes from its
+// start: one record of 256·D + 64² elements per (chunk slot, head), f32,
+// or bf16 for the bf16 chain (`record_element_bytes` 4 or 2); then
+// exp(G_last), D f32 per (chunk slot, head); then, when the chain is split
+// into segments of `segment_chunks` chunks (fewer than ceil(tokens / 64)),
+// 3·D² f32 per (segment slot, head) for the segments' maps and entry
+// states. `packed_sequences` is N with cu_seqlens, -1 without. Exposed for
+// tests.
+struct KdaWorkspaceLayout {
+  int64_t decays = 0;   // offset of the exp(G_last) rows
+  int64_t segments = 0; // offset of the segment slots (= bytes if none)
+  int64_t bytes = 0;    // the whole workspace
+};
+KdaWorkspaceLayout GetKdaWorkspaceLayout(int64_t batch, int64_t tokens,
+                                         int64_t heads, int64_t dim,
+                                         int64_t packed_sequences,
+                                         int64_t segment_chunks,
+                                         int64_t record_element_bytes);
 
 // Chunks per segment of the chain's segmented scan, for `sequences`
 // sequences of `tokens` tokens (B·T without cu_seqlens, or T packed with
@@ -50,9 +60,10 @@ enum class KdaSchedule : int {
   kTwoPhase = 0,
   // kda_fwd: one program per (sequence, head) does all of it.
   kSingleKernel = 1,
-  // kTwoPhase with the chain's products on bf16 operands (fp32
-  // accumulation and state): fewer tensor-core instructions on the serial
-  // path, about 0.4% of the largest output in error on the stress cases.
+  // kTwoPhase with kda_prep's records in bf16 and the chain's products on
+  // bf16 operands (fp32 accumulation and state): half the record traffic
+  // and fewer tensor-core instructions on the serial path, about 0.4% of
+  // the largest output in error on the stress cases.
   kTwoPhaseBf16Chain = 2,
 };
 

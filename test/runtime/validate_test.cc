@@ -742,33 +742,54 @@ TEST(KdaValidation, RejectsAnUnknownSchedule) {
   ExpectInvalid(a.Validate(), "argument 'schedule' is 7");
 }
 
+// Bytes of the workspace's records and decay rows for `slots` chunk slots
+// of `heads` heads: a record of 256·D + 4096 elements and D f32 each.
+int64_t ChunkBytes(int64_t slots, int64_t heads, int64_t dim,
+                   int64_t element_bytes) {
+  return slots * heads * ((256 * dim + 4096) * element_bytes + dim * 4);
+}
+
 TEST(KdaValidation, WorkspaceHoldsEveryChunkSlot) {
-  // One record of 257·D + 4096 floats per chunk slot and head.
-  const int64_t record128 = (257 * 128 + 4096) * 4;
   // B = 2 sequences of ceil(100 / 64) = 2 chunks each, 4 heads.
-  EXPECT_EQ(KdaWorkspaceBytes(2, 100, 4, 128, -1), 2 * 2 * 4 * record128);
-  EXPECT_EQ(KdaWorkspaceBytes(1, 4096, 8, 128, -1), 64 * 8 * record128);
+  KdaWorkspaceLayout l = GetKdaWorkspaceLayout(2, 100, 4, 128, -1, 0, 4);
+  EXPECT_EQ(l.decays, 2 * 2 * 4 * (256 * 128 + 4096) * 4);
+  EXPECT_EQ(l.segments, ChunkBytes(2 * 2, 4, 128, 4));
+  EXPECT_EQ(l.bytes, l.segments);
+  // bf16 records: half the record bytes, the same decay rows.
+  l = GetKdaWorkspaceLayout(2, 100, 4, 128, -1, 0, 2);
+  EXPECT_EQ(l.decays, 2 * 2 * 4 * (256 * 128 + 4096) * 2);
+  EXPECT_EQ(l.bytes, ChunkBytes(2 * 2, 4, 128, 2));
+  EXPECT_EQ(GetKdaWorkspaceLayout(1, 4096, 8, 128, -1, 0, 4).bytes,
+            ChunkBytes(64, 8, 128, 4));
   // Packed: floor(T / 64) + N + 1 slots.
-  EXPECT_EQ(KdaWorkspaceBytes(1, 1000, 4, 128, 6),
-            (15 + 6 + 1) * 4 * record128);
-  EXPECT_EQ(KdaWorkspaceBytes(1, 1, 1, 64, 1), 2 * (257 * 64 + 4096) * 4);
+  EXPECT_EQ(GetKdaWorkspaceLayout(1, 1000, 4, 128, 6, 0, 4).bytes,
+            ChunkBytes(15 + 6 + 1, 4, 128, 4));
+  EXPECT_EQ(GetKdaWorkspaceLayout(1, 1, 1, 64, 1, 0, 2).bytes,
+            ChunkBytes(2, 1, 64, 2));
+  // Every part starts 16-byte aligned.
+  l = GetKdaWorkspaceLayout(3, 65, 3, 64, -1, 1, 2);
+  EXPECT_EQ(l.decays % 16, 0);
+  EXPECT_EQ(l.segments % 16, 0);
 }
 
 TEST(KdaValidation, WorkspaceHoldsEverySegmentSlot) {
-  const int64_t record128 = (257 * 128 + 4096) * 4;
   const int64_t segment128 = 3 * 128 * 128 * 4;
-  // B = 2 sequences of 16 chunks in segments of 4: 2·4 segment slots.
-  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 4),
-            2 * 16 * 8 * record128 + 2 * 4 * 8 * segment128);
+  // B = 2 sequences of 16 chunks in segments of 4: 2·4 segment slots,
+  // after the chunk slots.
+  KdaWorkspaceLayout l = GetKdaWorkspaceLayout(2, 1024, 8, 128, -1, 4, 4);
+  EXPECT_EQ(l.segments, ChunkBytes(2 * 16, 8, 128, 4));
+  EXPECT_EQ(l.bytes, l.segments + 2 * 4 * 8 * segment128);
   // Segments of 5 over 16 chunks: 4 per sequence (the last holds one).
-  EXPECT_EQ(KdaWorkspaceBytes(1, 1024, 2, 128, -1, 5),
-            16 * 2 * record128 + 4 * 2 * segment128);
+  EXPECT_EQ(GetKdaWorkspaceLayout(1, 1024, 2, 128, -1, 5, 2).bytes,
+            ChunkBytes(16, 2, 128, 2) + 4 * 2 * segment128);
   // Packed: floor(T / 64L) + N + 1 segment slots.
-  EXPECT_EQ(KdaWorkspaceBytes(1, 1000, 4, 128, 6, 2),
-            (15 + 6 + 1) * 4 * record128 + (7 + 6 + 1) * 4 * segment128);
+  EXPECT_EQ(GetKdaWorkspaceLayout(1, 1000, 4, 128, 6, 2, 4).bytes,
+            ChunkBytes(15 + 6 + 1, 4, 128, 4) + (7 + 6 + 1) * 4 * segment128);
   // One segment (L >= C): no segment slots.
-  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 16), 2 * 16 * 8 * record128);
-  EXPECT_EQ(KdaWorkspaceBytes(2, 1024, 8, 128, -1, 0), 2 * 16 * 8 * record128);
+  EXPECT_EQ(GetKdaWorkspaceLayout(2, 1024, 8, 128, -1, 16, 4).bytes,
+            ChunkBytes(2 * 16, 8, 128, 4));
+  EXPECT_EQ(GetKdaWorkspaceLayout(2, 1024, 8, 128, -1, 0, 4).bytes,
+            ChunkBytes(2 * 16, 8, 128, 4));
 }
 
 TEST(KdaValidation, SegmentsFillTheSmsTheChainLeavesIdle) {
