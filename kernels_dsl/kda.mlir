@@ -59,6 +59,7 @@
 !kvr = tensor<64x128xbf16, #tile.sym<[64, D]>>
 !ktr = tensor<128x64xbf16, #tile.sym<[D, 64]>>
 !bsqr = tensor<16x64xbf16>
+!sqr = tensor<64x64xbf16>
 // The chain's blocks of BV state columns: S_b (D×BV), v_new and o (64×BV).
 !sb = tensor<128x32xf32, #tile.sym<[D, BV]>>
 !sbp = tensor<128x32xbf16, #tile.sym<[D, BV]>>
@@ -532,16 +533,21 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       scf.yield %X2, %P2 : !sq, !sq
     }
 
+    // W and U are stored as R, so their products take R operands: in
+    // bf16 that costs about the rounding of the result itself.
+    %invR = arith.truncf %inv#0 {tile.elem = "R"} : !sq to !sqr
     %bk = arith.mulf %kf, %btKV : !kvf
     %bkg = arith.mulf %bk, %eG : !kvf
     %nbkg = arith.subf %zKV, %bkg : !kvf
-    %Wn = tile.dot %inv#0, %nbkg, %zKV : !sq, !kvf -> !kvf
+    %nbkgR = arith.truncf %nbkg {tile.elem = "R"} : !kvf to !kvr
+    %Wn = tile.dot %invR, %nbkgR, %zKV : !sqr, !kvr -> !kvf
     %WnR = arith.truncf %Wn {tile.elem = "R"} : !kvf to !kvr
     tile.store %WnR, %recv[0, 0] : !kvr
     %vb = tile.load %vv[%t0, 0] : !kv
     %vf = arith.extf %vb : !kv to !kvf
     %bvv = arith.mulf %vf, %btKV : !kvf
-    %U = tile.dot %inv#0, %bvv, %zKV : !sq, !kvf -> !kvf
+    %bvvR = arith.truncf %bvv {tile.elem = "R"} : !kvf to !kvr
+    %U = tile.dot %invR, %bvvR, %zKV : !sqr, !kvr -> !kvf
     %UR = arith.truncf %U {tile.elem = "R"} : !kvf to !kvr
     tile.store %UR, %recv[64, 0] : !kvr
   }
