@@ -18,10 +18,9 @@ output poisoned with NaN first, tolerance 0.05 absolute on o. Then both
 are timed with CUDA events around the call alone, L2 flushed before every
 run, median of many runs after a warm-up, inputs rotated among copies.
 Without fla-core the check falls back to a float32 recurrence in torch and
-only ours is timed. Every schedule of tilec.kda_forward (two-phase, the
-default; two-phase with a bf16 chain; the single kernel) is checked and
-timed. Exits non-zero when
-a check fails.
+only ours is timed. Every schedule of tilec.kda_forward (two-phase with bf16 records and
+chain, the default; two-phase in tf32; the single kernel) is checked and
+timed. Exits non-zero when a check fails.
 
     --segments 0,2,4,8   also run the two-phase schedules with the chain cut
                          into segments of that many chunks (0: the
@@ -29,6 +28,7 @@ a check fails.
     --shapes B,T,H;...   other (B, T, H) than the deck's
     --schedules a,b      only these schedules (e.g. two_phase,two_phase_bf16:
                          the single kernel takes tens of ms on large shapes)
+    --d 64               head dimension K = V (128 by default)
 """
 import sys
 
@@ -40,7 +40,6 @@ from timing import l2_flusher, time_median
 DECK = [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]
 # chunk_kda on the H200 as recorded in KERNELS.md, for reference.
 FLA_RECORDED_US = [577, 581, 555, 1253]
-DIM = 128
 RUNS = 30
 COPIES = 3
 ATOL = 0.05
@@ -51,6 +50,9 @@ def option(name, default):
     if name in sys.argv:
         return sys.argv[sys.argv.index(name) + 1]
     return default
+
+
+DIM = int(option("--d", "128"))
 
 
 def make_inputs(b, t, h, d=DIM):
