@@ -170,7 +170,7 @@ def time_phases(d=128):
                 lambda i: prep_k((h, b, c), q, k, v, g, beta, ws, decays,
                                  none, t, h, b, 0, d ** -0.5), flush, 30)
             chain_us = time_median(
-                lambda i: chain((h, b, blocks), ws, decays, o, h0, ht, ws,
+                lambda i: chain((h, b, blocks), ws, decays, o, h0, ht, decays,
                                 none, t, h, b, 0, 1, 0, c), flush, 30)
             line += f" {prep_name} {prep_us:.1f} us, {chain_name} " \
                 f"{chain_us:.1f} us;"
@@ -254,7 +254,7 @@ def main():
         h0 = torch.zeros(1, device=dev)
         records, decays = pack(want, d, dtype)
         # One segment of c chunks: the segment buffer is never read.
-        chain((h, b, blocks), records, decays, o, h0, ht, records, none_i32,
+        chain((h, b, blocks), records, decays, o, h0, ht, decays, none_i32,
               t, h, b, 0, 1, 0, c)
         torch.cuda.synchronize()
         err = (o.double() - ref_o).abs()
