@@ -450,19 +450,6 @@ private:
       if (!isRematerializable(operand))
         break;
     }
-    // A load's tile adapts to a computed one in a blocked layout: the load
-    // reads it in that layout, where moving the computed tile would take a
-    // round trip through shared memory.
-    if (isElementwiseArith(op))
-      for (Value operand : op->getOperands()) {
-        auto tensor = dyn_cast<RankedTensorType>(operand.getType());
-        if (!tensor || !tensor.getEncoding() || isRematerializable(operand) ||
-            isReloadable(operand))
-          continue;
-        if (isa<BlockedLayoutAttr>(tensor.getEncoding()))
-          layout = tensor.getEncoding();
-        break;
-      }
     if (isa<BroadcastOp>(op) && layout) {
       // Keep a broadcast's layout only if it suits the result shape.
       auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
