@@ -69,7 +69,10 @@ enum class KdaSchedule : int {
 
 // The optional arguments of KdaForward; a null pointer means absent.
 struct KdaOptions {
-  KdaSchedule schedule = KdaSchedule::kTwoPhase;
+  // The bf16 chain: 15-20% faster than kTwoPhase on every shape measured
+  // (bench/RESULTS.md, 2026-12-06), at about twice its error, which is
+  // still about 1/250 of KERNELS.md's tolerance.
+  KdaSchedule schedule = KdaSchedule::kTwoPhaseBf16Chain;
   // (N, H, K, V) f32: the state each sequence starts from (zero if absent).
   const TensorRef *initial_state = nullptr;
   // (N, H, K, V) f32: written with the state after each sequence's last

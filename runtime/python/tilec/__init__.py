@@ -649,7 +649,7 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
 
 def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
                 output_final_state=False, cu_seqlens=None, out=None,
-                final_state=None, schedule="two_phase", segment_chunks=0,
+                final_state=None, schedule="two_phase_bf16", segment_chunks=0,
                 stream=None):
     """KDA (Kimi Delta Attention) chunked forward, as flash-linear-attention's
     chunk_kda: q, k (B, T, H, K) bfloat16, v (B, T, H, V) bfloat16, g (B, T,
@@ -661,9 +661,10 @@ def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
     converted); N = B without it. Returns (o, final_state): final_state is
     (N, H, K, V) float32 when ``output_final_state`` (or a ``final_state``
     tensor is given, which is written), else None. ``schedule``:
-    "two_phase" (chunks in parallel, then the chain over blocks of state
-    columns), "single" (one program per sequence and head) or
-    "two_phase_bf16" (the chain's products on bf16 operands).
+    "two_phase_bf16" (the default: chunks in parallel into bf16 records,
+    then the chain over blocks of state columns, its products on bf16
+    operands), "two_phase" (the same in f32 records and tf32 products, at
+    about half the error) or "single" (one program per sequence and head).
     ``segment_chunks``: 0 chooses how the two-phase chain is cut into
     segments (composed in parallel, then scanned) from the shape; n >= 1
     forces segments of n chunks of 64 tokens."""
