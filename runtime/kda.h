@@ -69,7 +69,7 @@ enum class KdaSchedule : int {
 
 // The optional arguments of KdaForward; a null pointer means absent.
 struct KdaOptions {
-  // The bf16 chain: 15-20% faster than kTwoPhase on every shape measured
+  // The bf16 chain: 0.77-0.94 of kTwoPhase's time on every shape measured
   // (bench/RESULTS.md, 2026-12-06), at about twice its error, which is
   // still about 1/250 of KERNELS.md's tolerance.
   KdaSchedule schedule = KdaSchedule::kTwoPhaseBf16Chain;
