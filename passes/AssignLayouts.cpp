@@ -376,61 +376,9 @@ private:
     return success();
   }
 
-  static bool sameShapeAndElement(Value value, Type type) {
-    auto a = dyn_cast<RankedTensorType>(value.getType());
-    auto b = cast<RankedTensorType>(type);
-    return a && a.getShape() == b.getShape() &&
-           a.getElementType() == b.getElementType();
-  }
-
-  /// Whether `value` is computed from `load`'s tile, looking at most
-  /// `depth` ops up (undecided counts as yes).
-  static bool derivesFrom(Value value, Operation *load, unsigned depth) {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return false;
-    if (def == load || depth == 0)
-      return true;
-    return llvm::any_of(def->getOperands(), [&](Value operand) {
-      return isa<RankedTensorType>(operand.getType()) &&
-             derivesFrom(operand, load, depth - 1);
-    });
-  }
-
-  /// A load of narrow elements that is only ever widened (bf16 read for
-  /// f32 math) and then combined with wide tiles computed from other data
-  /// takes the default layout of the widened tile, which those tiles have:
-  /// reading fewer bytes per thread costs less than moving them, or it,
-  /// through shared memory. A load whose widened tile meets only tiles
-  /// computed from itself (a softmax row) keeps its wider vectors.
-  void widenedLoadLayout(Value result) {
-    if (preferred.count(result) || result.use_empty())
-      return;
-    Operation *load = result.getDefiningOp();
-    Type wide;
-    bool meetsOther = false;
-    for (Operation *user : result.getUsers()) {
-      auto ext = dyn_cast<arith::ExtFOp>(user);
-      if (!ext || (wide && ext.getType() != wide))
-        return;
-      wide = ext.getType();
-      for (Operation *combine : ext->getUsers()) {
-        if (!isElementwiseArith(combine))
-          continue;
-        for (Value other : combine->getOperands())
-          if (other != ext.getResult() && sameShapeAndElement(other, wide) &&
-              !isRematerializable(other) && !derivesFrom(other, load, 8))
-            meetsOther = true;
-      }
-    }
-    if (meetsOther)
-      setLayout(result, defaultLayout(wide));
-  }
-
   /// Loads produce the default layout; the mask follows it.
   template <typename LoadT> LogicalResult visitLoad(LoadT load) {
     setDefault(load.getResult());
-    widenedLoadLayout(load.getResult());
     if (Value mask = load.getMask())
       convertOperand(load.getMaskMutable()[0],
                      withLayout(mask.getType(), layoutOf(load.getResult())));
