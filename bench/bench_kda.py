@@ -18,9 +18,9 @@ output poisoned with NaN first, tolerance 0.05 absolute on o. Then both
 are timed with CUDA events around the call alone, L2 flushed before every
 run, median of many runs after a warm-up, inputs rotated among copies.
 Without fla-core the check falls back to a float32 recurrence in torch and
-only ours is timed. Every schedule of tilec.kda_forward (two-phase with bf16 records and
-chain, the default; two-phase in tf32; the single kernel) is checked and
-timed. Exits non-zero when a check fails.
+only ours is timed. Every schedule of tilec.kda_forward (two-phase with
+bf16 records and chain, the default; two-phase in tf32; the single
+kernel) is checked and timed. Exits non-zero when a check fails.
 
     --segments 0,2,4,8   also run the two-phase schedules with the chain cut
                          into segments of that many chunks (0: the

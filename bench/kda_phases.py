@@ -5,7 +5,7 @@ kda_prep's workspace records (−W, U, scale·(q ⊙ Γ), k ⊙ exp(G_last − G
 A_qk, and exp(G_last); docs/kda.md), in f32 and from kda_prep_bf16 in
 bf16, are compared with the same quantities computed in float64 by torch;
 then kda_chain and kda_chain_bf16 run on records computed by torch (not by
-kda_prep) and its output and final state are compared with
+kda_prep) and their output and final state are compared with
 the per-token recurrence. A wrong end-to-end result thus points at one
 kernel and one record field. Fresh random inputs (KERNELS.md §4), outputs
 poisoned with NaN first. Exits non-zero when a check fails.

@@ -250,33 +250,8 @@ func.func @computed_tile_converts(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i
 
 // -----
 
-// A bf16 load used twice keeps its own layout (reading it again in the
-// other would read memory twice): the computed tile is converted.
-// CHECK-DAG: #[[BF16T:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [8, 1], order = [1, 0]>
-// CHECK-LABEL: func.func @shared_load_keeps_layout
-// CHECK: tile.load {{.*}} : tensor<64x128xbf16, #[[BF16T]]>
-// CHECK: tile.convert_layout
-// CHECK: arith.mulf {{.*}} : tensor<64x128xf32, #[[BF16T]]>
-func.func @shared_load_keeps_layout(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %gv = tile.make_view %g[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
-  %kv = tile.make_view %k[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
-  %gt = tile.load %gv[%c0, %c0] : !tile.view<?x?xf32> -> tensor<64x128xf32>
-  %e = math.exp %gt : tensor<64x128xf32>
-  %kt = tile.load %kv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x128xbf16>
-  %kf = arith.extf %kt : tensor<64x128xbf16> to tensor<64x128xf32>
-  %p = arith.mulf %kf, %e : tensor<64x128xf32>
-  tile.store %p, %gv[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32>
-  tile.store %kt, %kv[%c0, %c0] : tensor<64x128xbf16>, !tile.view<?x?xbf16>
-  return
-}
-
-// -----
-
-// A widened bf16 load that meets only tiles computed from itself (a
-// softmax row) keeps 16-byte vectors (8 elements a thread).
+// A widened bf16 load (here a softmax row) keeps 16-byte vectors (8
+// elements a thread).
 // CHECK-DAG: #[[ROW16:.*]] = #tile.blocked<size = [1, 8], threads = [1, 32], warps = [4, 1], order = [1, 0]>
 // CHECK-LABEL: func.func @widened_alone
 // CHECK: tile.load {{.*}} : tensor<4x256xbf16, #[[ROW16]]>
