@@ -267,8 +267,13 @@ static bool isReloadableWithin(Value value, unsigned depth) {
   };
   if (auto load = dyn_cast<LoadOp>(def))
     return blocked(value) && rebuildableMask(load.getMask());
+  // A row read from shared memory into a slice layout (to broadcast it)
+  // can be read again into another slice.
   if (auto load = dyn_cast<LoadSharedOp>(def))
-    return blocked(value) && rebuildableMask(load.getMask());
+    return (blocked(value) ||
+            isa<SliceLayoutAttr>(
+                cast<RankedTensorType>(value.getType()).getEncoding())) &&
+           rebuildableMask(load.getMask());
   if (!isElementwiseArith(def))
     return false;
   bool loads = false;

@@ -1099,9 +1099,14 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
       return success();
     }
     // A load's tile used only here: read it in the new layout instead, where
-    // the load was (so its order with other memory ops is kept).
+    // the load was (so its order with other memory ops is kept). Read from
+    // shared memory, a slice layout (a row to broadcast) too: each thread
+    // reads the row's elements it holds, rather than passing them through
+    // scratch between two barriers.
     if (isa<LoadOp, LoadSharedOp>(def) &&
-        isa_and_nonnull<BlockedLayoutAttr>(layout) &&
+        (isa_and_nonnull<BlockedLayoutAttr>(layout) ||
+         (isa<LoadSharedOp>(def) &&
+          isa_and_nonnull<SliceLayoutAttr>(layout))) &&
         isReloadable(op.getSrc())) {
       rewriter.setInsertionPoint(def);
       Operation *load = rewriter.clone(*def);

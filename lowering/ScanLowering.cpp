@@ -18,6 +18,7 @@
 #include "passes/SharedMemory.h"
 
 #include "dialect/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -196,7 +197,53 @@ struct ScanLowering : public OpConversionPattern<ScanOp> {
                        slot(rowIndex[r], chunk));
         }
       ctaBarrier(b, loc);
-      for (int64_t r = 0; r < numRows; ++r) {
+      int64_t threads = 32;
+      for (int64_t w : blocked.getWarpsPerCTA())
+        threads *= w;
+      bool byLine = segWarps == warps && segLanes == lanes &&
+                    segElems == size &&
+                    scansTotalsByLine(totalRows, chunks, reps, threads);
+      if (byLine) {
+        // Thread t < lines scans line t's chunk totals in place (only it
+        // touches them now), in scan order, and puts the line's total
+        // after them.
+        Value tid = LLVM::AddOp::create(
+            b, loc, LLVM::MulOp::create(b, loc, pos.warp, i32Const(b, loc, 32)),
+            pos.lane);
+        auto scanner = scf::IfOp::create(
+            b, loc, icmp(b, loc, LLVM::ICmpPredicate::ult, tid, totalRows),
+            /*withElse=*/false);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&scanner.getThenRegion().front());
+          SmallVector<Value> chunkTotals;
+          for (int64_t c = 0; c < chunks; ++c)
+            chunkTotals.push_back(loadScratch(
+                b, loc, op, type,
+                slot(tid, i32Const(b, loc, reverse ? chunks - 1 - c : c))));
+          Value carry = identity;
+          for (int64_t c = 0; c < chunks; ++c) {
+            storeScratch(
+                b, loc, op, carry,
+                slot(tid, i32Const(b, loc, reverse ? chunks - 1 - c : c)));
+            carry = combine(carry, chunkTotals[c]);
+          }
+          storeScratch(b, loc, op, carry, slot(tid, i32Const(b, loc, chunks)));
+        }
+        ctaBarrier(b, loc);
+        for (int64_t r = 0; r < numRows; ++r) {
+          for (int64_t q = 0; q < reps; ++q) {
+            Value chunk = LLVM::AddOp::create(b, loc, warpIdx,
+                                              i32Const(b, loc, q * warps));
+            chunkPrefix[r * reps + q] =
+                loadScratch(b, loc, op, type, slot(rowIndex[r], chunk));
+          }
+          if (wantTotal)
+            totals[r] = loadScratch(
+                b, loc, op, type, slot(rowIndex[r], i32Const(b, loc, chunks)));
+        }
+      }
+      for (int64_t r = 0; r < numRows && !byLine; ++r) {
         Value carry = identity;
         for (int64_t i = 0; i < reps; ++i) {
           int64_t q = reverse ? reps - 1 - i : i;

@@ -109,6 +109,14 @@ static bool isReadInPlace(Value v) {
   return v.getDefiningOp<LoadStageOp>() != nullptr;
 }
 
+bool mlir::tile::scansTotalsByLine(int64_t lines, int64_t chunks, int64_t reps,
+                                   int64_t threads) {
+  // Every thread reads `chunks` totals per line it holds, against `reps`
+  // prefixes after one more barrier; a few lines (a 1-D tile's one) would
+  // leave the scanning to a few threads while the others wait.
+  return reps > 1 && chunks >= 16 && lines >= 32 && lines <= threads;
+}
+
 int64_t mlir::tile::getScratchBytes(Operation *op) {
   if (auto dot = dyn_cast<DotOp>(op)) {
     std::optional<DotStaging> staging = getDotStaging(op);
@@ -146,7 +154,14 @@ int64_t mlir::tile::getScratchBytes(Operation *op) {
     if (chunks == 1)
       return 0;
     int64_t rows = src.getNumElements() / src.getDimSize(scan.getDim());
-    return getPaddedScratchElements(rows * chunks, kPartialScratchPeriod) *
+    int64_t reps = dist->perThread[bd] / dist->blocked.getSizePerThread()[bd];
+    int64_t threads = 32;
+    for (int64_t w : dist->blocked.getWarpsPerCTA())
+      threads *= w;
+    // Line by line, the line's total takes one more slot.
+    int64_t slots =
+        scansTotalsByLine(rows, chunks, reps, threads) ? chunks + 1 : chunks;
+    return getPaddedScratchElements(rows * slots, kPartialScratchPeriod) *
            getScratchElementBytes(src.getElementType());
   }
   if (auto sort = dyn_cast<SortOp>(op)) {

@@ -368,35 +368,117 @@ private:
   }
 
   /// Stores (to views or shared buffers) keep the value's layout; masks
-  /// are read element by element alongside the values.
+  /// are read element by element alongside the values. A tile whose
+  /// threads hold runs down a column (a transposed tile) is first converted
+  /// to the default layout for a store to global memory: otherwise each
+  /// element is a store of its own to a different row.
   template <typename StoreT> LogicalResult visitStore(StoreT store) {
+    auto type = cast<RankedTensorType>(store.getValue().getType());
+    auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(type.getEncoding());
+    if (isa<StoreOp>(store.getOperation()) && blocked && type.getRank() >= 2 &&
+        blocked.getOrder().front() != type.getRank() - 1 &&
+        blocked.getSizePerThread()[blocked.getOrder().front()] > 1)
+      convertOperand(store.getValueMutable(),
+                     withLayout(type, defaultLayout(type)));
     if (Value mask = store.getMask())
       convertOperand(store.getMaskMutable()[0],
                      withLayout(mask.getType(), layoutOf(store.getValue())));
     return success();
   }
 
+  /// Whether `value` is a 16-bit load's tile widened (arith.extf of a
+  /// global or shared load) of the shape `shape`.
+  static bool isWidenedNarrowLoad(Value value, ArrayRef<int64_t> shape) {
+    auto ext = value.getDefiningOp<arith::ExtFOp>();
+    if (!ext)
+      return false;
+    Operation *load = ext.getIn().getDefiningOp();
+    auto narrow = dyn_cast<RankedTensorType>(ext.getIn().getType());
+    return load && isa<LoadOp, LoadSharedOp>(load) && narrow &&
+           narrow.getShape() == shape &&
+           narrow.getElementType().getIntOrFloatBitWidth() == 16;
+  }
+
+  /// Whether the tile `root`, followed at most `depth` element-wise ops or
+  /// scans down, is combined with a widened 16-bit load's tile of its
+  /// shape.
+  static bool meetsWidenedNarrowLoad(Value root, ArrayRef<int64_t> shape,
+                                     unsigned depth) {
+    if (depth == 0)
+      return false;
+    for (Operation *user : root.getUsers()) {
+      bool elementwise =
+          isElementwiseArith(user) ||
+          (user->getDialect() && user->getDialect()->getNamespace() == "math" &&
+           user->getNumResults() == 1);
+      if (!elementwise && !isa<ScanOp>(user))
+        continue;
+      if (elementwise && llvm::any_of(user->getOperands(), [&](Value other) {
+            return other != root && isWidenedNarrowLoad(other, shape);
+          }))
+        return true;
+      auto result = dyn_cast<RankedTensorType>(user->getResult(0).getType());
+      if (result && result.getShape() == shape &&
+          meetsWidenedNarrowLoad(user->getResult(0), shape, depth - 1))
+        return true;
+    }
+    return false;
+  }
+
+  /// A load of 32-bit elements whose tile (through element-wise ops and
+  /// scans) meets a widened 16-bit load's tile of the same shape takes that
+  /// tile's layout, eight consecutive elements a thread (two 16-byte
+  /// vectors, still coalesced): otherwise every tile computed from it
+  /// converts through shared memory where the two meet.
+  void narrowPartnerLayout(Value result) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (preferred.count(result) || type.getRank() < 2 ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getElementType().getIntOrFloatBitWidth() != 32 ||
+        !meetsWidenedNarrowLoad(result, type.getShape(), /*depth=*/6))
+      return;
+    setLayout(result, getDefaultLayout(func.getContext(), type.getShape(),
+                                       /*bits=*/16, numWarps));
+  }
+
   /// Loads produce the default layout; the mask follows it.
   template <typename LoadT> LogicalResult visitLoad(LoadT load) {
     setDefault(load.getResult());
+    narrowPartnerLayout(load.getResult());
     if (Value mask = load.getMask())
       convertOperand(load.getMaskMutable()[0],
                      withLayout(mask.getType(), layoutOf(load.getResult())));
     return success();
   }
 
+  /// What converting `value` to another layout moves: nothing for a tile
+  /// every thread rebuilds itself, one row or column for a broadcast along
+  /// a dimension (canonicalization converts its operand instead), the
+  /// whole tile otherwise.
+  static int moveCost(Value value) {
+    if (isRematerializable(value))
+      return 0;
+    auto broadcast = value.getDefiningOp<BroadcastOp>();
+    if (broadcast && broadcast.getAlong())
+      return 1;
+    return 2;
+  }
+
   /// Element-wise style ops: results take the layout of the operand that
-  /// is most expensive to move; other operands are converted to it.
+  /// is most expensive to move (the first of equals); other operands are
+  /// converted to it.
   LogicalResult visitFollowOperands(Operation *op) {
     Attribute layout;
+    int bestCost = -1;
     for (Value operand : op->getOperands()) {
       auto tensor = dyn_cast<RankedTensorType>(operand.getType());
       if (!tensor || !tensor.getEncoding())
         continue;
-      if (!layout || !isRematerializable(operand))
+      int cost = moveCost(operand);
+      if (cost > bestCost) {
         layout = tensor.getEncoding();
-      if (!isRematerializable(operand))
-        break;
+        bestCost = cost;
+      }
     }
     if (isa<BroadcastOp>(op) && layout) {
       // Keep a broadcast's layout only if it suits the result shape.

@@ -69,6 +69,15 @@ int64_t getPaddedScratchElements(int64_t numElements, int64_t period);
 int64_t getConvertScratchPeriod(RankedTensorType type);
 /// The padding period of the cross-warp partials of reductions and scans.
 inline constexpr int64_t kPartialScratchPeriod = 32;
+/// Whether a scan whose lines (`lines` of them, the elements sharing every
+/// index but the scanned one) each cross `chunks` (repetition, warp)
+/// chunks, on `threads` threads, combines its chunk totals line by line:
+/// one thread per line scans the line's totals in shared memory, and every
+/// thread then reads the prefix of each of its chunks (and the line's
+/// total at slot `chunks`), rather than reading and combining every chunk
+/// total before its own. Worth it once a thread would read many totals.
+bool scansTotalsByLine(int64_t lines, int64_t chunks, int64_t reps,
+                       int64_t threads);
 /// Byte offsets of consecutive scratch arrays of `numElements` elements of
 /// each of `elementTypes` (8-byte aligned); `totalBytes` is their extent.
 SmallVector<int64_t> getScratchArrayOffsets(ArrayRef<Type> elementTypes,

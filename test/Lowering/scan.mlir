@@ -139,3 +139,36 @@ func.func @scan_total_one_warp(%p: !tile.ptr<i32>, %n: i32) attributes {tile.ker
   tile.store %r, %v[%c0] : tensor<64xi32>, !tile.view<?xi32>
   return
 }
+
+// -----
+
+// A 64x128 i32 tile scanned down its columns over 8 warps, four elements
+// of a row a thread: each column crosses 8 repetitions of 8 warps, 64 chunks.
+// One thread per column scans the column's chunk totals in scratch (the
+// scf.if on the thread index), between the scan's second barrier and a
+// third, and every thread then reads one prefix per repetition and the
+// column's total, rather than all 64 totals.
+// CHECK-LABEL: llvm.func @scan_by_line
+// CHECK-COUNT-2: nvvm.barrier0
+// CHECK: scf.if
+// CHECK-COUNT-64: llvm.load
+// CHECK-COUNT-65: llvm.store
+// CHECK: }
+// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+// PTX-LABEL: .entry scan_by_line
+// PTX-COUNT-3: bar.sync 0
+// PTX-NOT: bar.sync
+// PTX: ret;
+func.func @scan_by_line(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1] : !tile.ptr<i32> -> !tile.view<?x?xi32>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xi32> -> tensor<64x128xi32>
+  %s, %total = tile.scan add %t along 0 : tensor<64x128xi32> total tensor<128xi32>
+  %tb = tile.broadcast %total along 0 : tensor<128xi32> -> tensor<64x128xi32>
+  %r = arith.subi %s, %tb : tensor<64x128xi32>
+  tile.store %r, %v[%c0, %c0] : tensor<64x128xi32>, !tile.view<?x?xi32>
+  return
+}

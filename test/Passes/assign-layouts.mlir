@@ -221,19 +221,19 @@ func.func @index_masks_follow_data(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>) attri
 
 // -----
 
-// A loaded bf16 tile, widened, meets a computed f32 tile (an exp of
-// another load, not rebuildable): the element-wise op takes the layout of
-// its first operand that is not rebuildable, the widened load's, and the
-// computed tile converts. (Reading the bf16 tile in the f32 tile's layout
-// instead, 4 elements a thread, made kda_prep slower on the H100.)
+// An f32 load whose tile (through an exp) meets a widened bf16 load's tile
+// of its shape is read in the bf16 tile's layout, 8 elements a thread (two
+// 16-byte vectors): nothing converts. (Reading the bf16 tile in the f32
+// tile's layout instead, 4 elements a thread, made kda_prep slower on the
+// H100; converting where the two meet was slower still.)
 // CHECK-DAG: #[[BF16L:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [8, 1], order = [1, 0]>
-// CHECK-LABEL: func.func @computed_tile_converts
-// CHECK: math.exp
-// CHECK: tile.load {{.*}} : tensor<64x128xbf16, #[[BF16L]]>
-// CHECK: arith.extf {{.*}} to tensor<64x128xf32, #[[BF16L]]>
-// CHECK: tile.convert_layout
+// CHECK-LABEL: func.func @f32_load_takes_partner_layout
+// CHECK: tile.load {{.*}} : tensor<64x128xf32, #[[BF16L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: math.exp {{.*}} : tensor<64x128xf32, #[[BF16L]]>
+// CHECK-NOT: tile.convert_layout
 // CHECK: arith.mulf {{.*}} : tensor<64x128xf32, #[[BF16L]]>
-func.func @computed_tile_converts(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i32)
+func.func @f32_load_takes_partner_layout(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -245,6 +245,59 @@ func.func @computed_tile_converts(%g: !tile.ptr<f32>, %k: !tile.ptr<bf16>, %n: i
   %kf = arith.extf %kt : tensor<64x128xbf16> to tensor<64x128xf32>
   %p = arith.mulf %kf, %e : tensor<64x128xf32>
   tile.store %p, %gv[%c0, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
+// A row broadcast over a tile: the element-wise op takes the tile's layout
+// even with the broadcast first (converting the broadcast moves one row),
+// and the row, read from shared memory, is read straight into the slice of
+// that layout each thread broadcasts: no conversion of the tile, no
+// conversion of the row through scratch.
+// CHECK-DAG: #[[BF16L:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [8, 1], order = [1, 0]>
+// CHECK-DAG: #[[ROW:.*]] = #tile.slice<dim = 0, parent = #[[BF16L]]>
+// CHECK-LABEL: func.func @broadcast_row_follows_tile
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.load_shared {{.*}} -> tensor<128xf32, #[[ROW]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: arith.subf {{.*}} : tensor<64x128xf32, #[[BF16L]]>
+func.func @broadcast_row_follows_tile(%k: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %kv = tile.make_view %k[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %buf = tile.alloc_shared : !tile.smem<128xf32>
+  %row = tile.load_shared %buf[%c0] : !tile.smem<128xf32> -> tensor<128xf32>
+  %rows = tile.broadcast %row along 0 : tensor<128xf32> -> tensor<64x128xf32>
+  %kt = tile.load %kv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x128xbf16>
+  %kf = arith.extf %kt : tensor<64x128xbf16> to tensor<64x128xf32>
+  %d = arith.subf %rows, %kf : tensor<64x128xf32>
+  %y = arith.truncf %d : tensor<64x128xf32> to tensor<64x128xbf16>
+  tile.store %y, %kv[%c0, %c0] : tensor<64x128xbf16>, !tile.view<?x?xbf16>
+  return
+}
+
+// -----
+
+// A transposed tile (its threads hold runs down the columns) is converted
+// to the default layout before a store to global memory, which then writes
+// 16-byte vectors along the rows instead of an element per row.
+// CHECK-DAG: #[[T:.*]] = #tile.blocked<size = [8, 1], threads = [16, 2], warps = [1, 8], order = [0, 1]>
+// CHECK-DAG: #[[D:.*]] = #tile.blocked<size = [1, 8], threads = [4, 8], warps = [8, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @transposed_store_coalesces
+// CHECK: tile.transpose {{.*}} -> tensor<128x64xbf16, #[[T]]>
+// CHECK: tile.convert_layout {{.*}} : tensor<128x64xbf16, #[[T]]> -> tensor<128x64xbf16, #[[D]]>
+// CHECK: tile.store {{.*}} : tensor<128x64xbf16, #[[D]]>
+func.func @transposed_store_coalesces(%k: !tile.ptr<bf16>, %o: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %kv = tile.make_view %k[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %ov = tile.make_view %o[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kt = tile.load %kv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x128xbf16>
+  %t = tile.transpose %kt : tensor<64x128xbf16> -> tensor<128x64xbf16>
+  tile.store %t, %ov[%c0, %c0] : tensor<128x64xbf16>, !tile.view<?x?xbf16>
   return
 }
 

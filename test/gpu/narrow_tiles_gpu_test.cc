@@ -2,8 +2,9 @@
 // dimension: the kernels of kernels/narrow_tiles.mlir (sums, products, xor
 // and max of 4- to 64-element tiles over 128 threads, inclusive, exclusive
 // and reversed prefix sums), whose threads hold replicas of the elements,
-// against host results. Each replica must count once. Skips when no CUDA
-// device is present.
+// and scans whose lines cross repeated warps (their totals combined line
+// by line), against host results. Each replica must count once. Skips
+// when no CUDA device is present.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -154,6 +155,33 @@ TEST_F(NarrowTilesGpuTest, Scans) {
     for (int c = 0; c < 8; ++c)
       EXPECT_EQ(yi[232 + 8 * r + c], sum(8 * r, 8 * r + c + 1))
           << "row " << r << " prefix " << c;
+}
+
+TEST_F(NarrowTilesGpuTest, ScansAcrossRepeatedWarps) {
+  SCOPED_TRACE(testing::Message() << "seed " << seed_);
+  std::vector<float> y;
+  std::vector<int32_t> yi;
+  Run("scan_lines", 1, 193 * 128, y, yi);
+  // x[i][j] = xi[i] + j·(i + 1), summed down column j as wrapping i32.
+  auto x = [&](int i, int j) {
+    return uint32_t(xi_[i]) + uint32_t(j * (i + 1));
+  };
+  for (int j = 0; j < 128; ++j) {
+    uint32_t before = 0, total = 0;
+    for (int i = 0; i < 64; ++i)
+      total += x(i, j);
+    for (int i = 0; i < 64; ++i) {
+      uint32_t with = before + x(i, j);
+      EXPECT_EQ(yi[i * 128 + j], int32_t(with))
+          << "inclusive at row " << i << " column " << j;
+      EXPECT_EQ(yi[(64 + i) * 128 + j], int32_t(before))
+          << "exclusive at row " << i << " column " << j;
+      EXPECT_EQ(yi[(128 + i) * 128 + j], int32_t(total - before))
+          << "reversed at row " << i << " column " << j;
+      before = with;
+    }
+    EXPECT_EQ(yi[192 * 128 + j], int32_t(total)) << "total of column " << j;
+  }
 }
 
 } // namespace

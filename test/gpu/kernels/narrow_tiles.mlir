@@ -98,3 +98,37 @@ func.func @scan_narrow(%x: !tile.ptr<f32>, %xi: !tile.ptr<i32>,
   tile.store %h, %o2[29, 0] : tensor<4x8xi32>
   return
 }
+
+// Scans of a 64x128 tile along its rows over 8 warps, where each column's
+// 64 elements cross 8 repetitions of 8 warps: the chunk totals are combined
+// line by line (one thread per column scans them). x[i][j] = xi[i] +
+// j·(i + 1). yi: [0:8192) inclusive sums down each column, row-major,
+// [8192:16384) exclusive, [16384:24576) reversed inclusive, [24576:24704)
+// the column totals (from the scan's total).
+func.func @scan_lines(%x: !tile.ptr<f32>, %xi: !tile.ptr<i32>,
+    %y: !tile.ptr<f32>, %yi: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c1 = arith.constant 1 : i32
+  // xi[i] repeated along the columns (column stride 0).
+  %iv2 = tile.make_view %xi[64, 128] strides[1, 0] : !tile.view<?x?xi32>
+  %ov = tile.make_view %yi[193, 128] strides[128, 1] : !tile.view<?x?xi32>
+  %base = tile.load %iv2[0, 0] : tensor<64x128xi32>
+  %i = tile.iota : tensor<64xi32>
+  %iE = tile.expand_dims %i at 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %rows = tile.broadcast %iE : tensor<64x1xi32> -> tensor<64x128xi32>
+  %j = tile.iota : tensor<128xi32>
+  %cols = tile.broadcast %j along 0 : tensor<128xi32> -> tensor<64x128xi32>
+  %ones = tile.splat %c1 : tensor<64x128xi32>
+  %rows1 = arith.addi %rows, %ones : tensor<64x128xi32>
+  %step = arith.muli %cols, %rows1 : tensor<64x128xi32>
+  %t = arith.addi %base, %step : tensor<64x128xi32>
+  %a, %total = tile.scan add %t along 0 : tensor<64x128xi32> total tensor<128xi32>
+  %b = tile.scan add %t along 0 exclusive : tensor<64x128xi32>
+  %c = tile.scan add %t along 0 reverse : tensor<64x128xi32>
+  tile.store %a, %ov[0, 0] : tensor<64x128xi32>
+  tile.store %b, %ov[64, 0] : tensor<64x128xi32>
+  tile.store %c, %ov[128, 0] : tensor<64x128xi32>
+  %totalE = tile.expand_dims %total at 0 : tensor<128xi32> -> tensor<1x128xi32>
+  tile.store %totalE, %ov[192, 0] : tensor<1x128xi32>
+  return
+}
