@@ -15,10 +15,12 @@ poisoned with NaN first. Exits non-zero when a check fails.
 
 With --time, kda_prep and kda_chain are timed apart on the deck shapes
 (CUDA events, L2 flushed, median), so that the two-phase schedule's time
-splits into its parts. Builds of kda_prep named in
-TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py) are
-timed beside it, each first checked against the embedded kda_prep's
-records on the same inputs.
+splits into its parts. Builds of kernels_dsl/kda.mlir named in
+TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py, or
+emit-ptx under other compiler options) are timed beside it: their
+kda_prep and kda_prep_bf16, each checked against the embedded kernel's
+records on the same inputs, and their kda_chain_bf16 on the embedded
+bf16 records, checked against the embedded chain's output.
 """
 import argparse
 import os
@@ -127,21 +129,19 @@ def recurrence(q, k, v, g, beta, scale):
 
 
 def prep_variants(suffix):
-    """(name, kda_prep kernel) of each build in TILEC_KDA_VARIANTS."""
+    """(name, module) of each build in TILEC_KDA_VARIANTS."""
     result = []
     for spec in filter(None, os.environ.get("TILEC_KDA_VARIANTS",
                                             "").split(";")):
         name, files = spec.split("=")
         ptx, meta = files.split(",")
-        module = tilec.Module.from_files(ptx, meta)
-        result.append((name, module.kernel("kda_prep" + suffix)))
+        result.append((name, tilec.Module.from_files(ptx, meta)))
     return result
 
 
 def time_phases(d=128):
     module = tilec.Module.embedded("kda")
     suffix = "_d%d" % d
-    prep = module.kernel("kda_prep" + suffix)
     others = prep_variants(suffix)
     flush = l2_flusher()
     dev = "cuda"
@@ -177,24 +177,49 @@ def time_phases(d=128):
         print(line)
         if not others:
             continue
-        # The variants' records against the embedded kernel's, same inputs.
-        ws = torch.zeros(b * c * h * record_len(d), device=dev)
-        prep((h, b, c), q, k, v, g, beta, ws, decays, none, t, h, b, 0,
-             d ** -0.5)
-        want = ws.clone()
-        for name, other in others:
-            got = torch.full_like(ws, float("nan"))
-            other((h, b, c), q, k, v, g, beta, got, decays, none, t, h, b, 0,
-                  d ** -0.5)
+        # Each variant's phases against the embedded kernels' on the same
+        # inputs: records (both precisions), then the bf16 chain's output
+        # on the embedded bf16 records.
+        for name, variant in others:
+            line = f"    {name}:"
+            for prep_name, chain_name, dtype in PHASES:
+                ws = torch.zeros(b * c * h * record_len(d), dtype=dtype,
+                                 device=dev)
+                module.kernel(prep_name + suffix)(
+                    (h, b, c), q, k, v, g, beta, ws, decays, none, t, h, b, 0,
+                    d ** -0.5)
+                want = ws.float()
+                other = variant.kernel(prep_name + suffix)
+                got = torch.full_like(ws, float("nan"))
+                other((h, b, c), q, k, v, g, beta, got, decays, none, t, h,
+                      b, 0, d ** -0.5)
+                torch.cuda.synchronize()
+                worst = (got.float() - want).abs().max().item()
+                good = bool(torch.isfinite(got).all()) and \
+                    worst <= 1e-2 * want.abs().max().item() + 1e-6
+                t_us = time_median(
+                    lambda i: other((h, b, c), q, k, v, g, beta, got, decays,
+                                    none, t, h, b, 0, d ** -0.5), flush, 30)
+                line += f" {prep_name} {t_us:.1f} us (max difference " \
+                    f"{worst:.3g}{'' if good else ' WRONG'}),"
+            chain = variant.kernel("kda_chain_bf16" + suffix)
+            o_want = torch.full_like(q, float("nan"))
+            module.kernel("kda_chain_bf16" + suffix)(
+                (h, b, blocks), ws, decays, o_want, h0, ht, decays, none, t,
+                h, b, 0, 1, 0, c)
+            o_got = torch.full_like(q, float("nan"))
+            chain((h, b, blocks), ws, decays, o_got, h0, ht, decays, none, t,
+                  h, b, 0, 1, 0, c)
             torch.cuda.synchronize()
-            worst = (got - want).abs().max().item()
-            good = bool(torch.isfinite(got).all()) and \
-                worst <= 1e-2 * want.abs().max().item() + 1e-6
+            worst = (o_got.float() - o_want.float()).abs().max().item()
+            good = bool(torch.isfinite(o_got).all()) and \
+                worst <= 1e-2 * o_want.float().abs().max().item() + 1e-6
             t_us = time_median(
-                lambda i: other((h, b, c), q, k, v, g, beta, got, decays,
-                                none, t, h, b, 0, d ** -0.5), flush, 30)
-            print(f"    kda_prep {name}: {t_us:.1f} us, max difference "
-                  f"{worst:.3g}{'' if good else '  WRONG'}")
+                lambda i: chain((h, b, blocks), ws, decays, o_got, h0, ht,
+                                decays, none, t, h, b, 0, 1, 0, c), flush, 30)
+            line += f" kda_chain_bf16 {t_us:.1f} us (max difference " \
+                f"{worst:.3g}{'' if good else ' WRONG'})"
+            print(line)
 
 
 def main():

@@ -9,10 +9,13 @@
 //     the layout gives a thread consecutive K elements, each row's 16-byte
 //     chunks XOR-swizzled (the TMA/wgmma 32/64/128-byte modes) so that the
 //     eight rows one `ldmatrix` phase reads sit in distinct banks;
+//     A 16-bit B whose threads hold runs along N (a tile computed row by
+//     row) is instead stored as K rows of N, in vectors too;
 //  2. after a barrier, each warp reads its fragments with `ldmatrix` (no
 //     transposition: both operands are K-contiguous, which is also what
-//     fp8 fragments need) and issues one `mma.sync` per m16n8 fragment and
-//     K step;
+//     fp8 fragments need; `ldmatrix.trans` for B in K rows of N, staged so
+//     or read in place from a ring) and issues one `mma.sync` per m16n8
+//     fragment and K step;
 //  3. the accumulator stays in registers: the mma layout is the blocked
 //     layout its fragments form (see getMmaBlockedEquivalent), so the
 //     epilogue, reductions and stores read it without conversion.
@@ -30,6 +33,7 @@
 
 #include "dialect/TargetInfo.h"
 #include "dialect/TileDialect.h"
+#include "dialect/TileLayouts.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -81,6 +85,20 @@ Value createMma(OpBuilder &b, Location loc, Type accStruct, ValueRange a,
       std::nullopt, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
+}
+
+/// Whether the K x N tile `type` gives each thread runs of at least two
+/// consecutive N elements (N the layout's fastest dimension), N a power of
+/// two of at least 8: rows of N then stage as vectors.
+bool holdsRunsAlongN(RankedTensorType type) {
+  FailureOr<Distribution> dist = getDistribution(type);
+  if (failed(dist) || dist->tileDims.size() != 2 || dist->blockedRank() != 2)
+    return false;
+  unsigned nBlocked = dist->tileDims[1];
+  int64_t n = type.getDimSize(1);
+  return dist->blocked.getOrder()[0] == nBlocked &&
+         dist->blocked.getSizePerThread()[nBlocked] >= 2 &&
+         llvm::isPowerOf2_64(n) && n >= 8;
 }
 
 struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
@@ -141,14 +159,29 @@ struct DotMmaSyncLowering : public OpConversionPattern<DotOp> {
                        /*allowKRows=*/!isFp8(element));
     if (failed(aRows) || failed(bRows))
       return failure();
+    // A 16-bit B operand whose threads hold runs along N (a tile computed
+    // row by row) is staged as K rows of N, in vectors, and read with
+    // ldmatrix.trans, rather than transposed into N rows of K element by
+    // element.
+    if (!bRows->inPlace && s->elementBytes == 2 &&
+        (element.isBF16() || element.isF16()) && holdsRunsAlongN(bType)) {
+      DotStaging kRows = *s;
+      kRows.m = s->k;
+      kRows.k = s->n;
+      kRows.rowBytes = s->n * 2;
+      kRows.swizzleBytes = getSwizzleBytes(kRows.rowBytes);
+      bRows->kRows = true;
+      bRows->kRowsLayout = kRows;
+    }
     if (!aRows->inPlace || !bRows->inPlace) {
       ctaBarrier(b, loc);
       if ((!aRows->inPlace &&
            failed(stageOperand(b, loc, op, aType, adaptor.getA(), /*rowDim=*/0,
                                0, *s))) ||
           (!bRows->inPlace &&
-           failed(stageOperand(b, loc, op, bType, adaptor.getB(), /*rowDim=*/1,
-                               s->offsetB, *s))))
+           failed(stageOperand(b, loc, op, bType, adaptor.getB(),
+                               /*rowDim=*/bRows->kRows ? 0 : 1, s->offsetB,
+                               bRows->kRows ? bRows->kRowsLayout : *s))))
         return failure();
       ctaBarrier(b, loc);
     }

@@ -43,6 +43,36 @@ func.func @dot_bf16(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
 
 // -----
 
+// A 16-bit B operand whose threads hold runs along N (here loaded as K
+// rows of N, as a tile computed row by row is held) is staged as K rows of
+// N in 16-byte vectors and read with ldmatrix.trans, rather than stored
+// transposed element by element.
+// CHECK-LABEL: llvm.func @dot_b_rows_bf16
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.store {{.*}} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<row>
+// CHECK: nvvm.ldmatrix {{.*}} layout = #nvvm.mma_layout<col>
+// PTX90-LABEL: .entry dot_b_rows_bf16
+// PTX90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX90-COUNT-32: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @dot_b_rows_bf16(%x: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %xv = tile.make_view %x[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %a = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  %b = tile.load %xv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<32x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  tile.store %d, %yv[%c0, %c0] : tensor<64x64xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
 // fp8 on sm_90a multiplies as e4m3 (m16n8k32; the NVPTX intrinsic, which
 // the NVVM op does not cover yet); on sm_80 the operands are widened to
 // bf16 while they are staged and multiplied as m16n8k16.
