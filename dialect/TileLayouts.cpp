@@ -265,15 +265,16 @@ static bool isReloadableWithin(Value value, unsigned depth) {
   auto rebuildableMask = [](Value mask) {
     return !mask || isRematerializable(mask);
   };
+  // A row read into a slice layout (to broadcast it) can be read again
+  // into another slice.
+  auto blockedOrSlice = [&](Value v) {
+    return blocked(v) || isa<SliceLayoutAttr>(
+                             cast<RankedTensorType>(v.getType()).getEncoding());
+  };
   if (auto load = dyn_cast<LoadOp>(def))
-    return blocked(value) && rebuildableMask(load.getMask());
-  // A row read from shared memory into a slice layout (to broadcast it)
-  // can be read again into another slice.
+    return blockedOrSlice(value) && rebuildableMask(load.getMask());
   if (auto load = dyn_cast<LoadSharedOp>(def))
-    return (blocked(value) ||
-            isa<SliceLayoutAttr>(
-                cast<RankedTensorType>(value.getType()).getEncoding())) &&
-           rebuildableMask(load.getMask());
+    return blockedOrSlice(value) && rebuildableMask(load.getMask());
   if (!isElementwiseArith(def))
     return false;
   bool loads = false;

@@ -114,8 +114,8 @@ inline int64_t swizzleChunk(unsigned bytes, int64_t row, int64_t chunk) {
 bool isRematerializable(Value value);
 
 /// Whether `value` is a load's tile (tile.load or tile.load_shared, in a
-/// blocked layout, or a slice one for tile.load_shared; unmasked or with a
-/// rebuildable mask) used only here, or
+/// blocked or a slice layout; unmasked or with a rebuildable mask) used
+/// only here, or
 /// an element-wise op of such tiles and rebuildable ones (a bf16 load
 /// widened to f32, say). The load can read it in any blocked layout at the
 /// same cost, so it should not decide the layout of an expression it feeds

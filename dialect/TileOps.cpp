@@ -1042,6 +1042,31 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
 }
 
 namespace {
+/// Whether a load feeding `user` (the load itself, or an element-wise op
+/// of it) may read its tile in `layout` instead of being converted: any
+/// blocked layout; a slice layout (a row each thread holds in full) from
+/// shared memory; and in an innermost loop, whose short iterations would
+/// each pay the conversion's two barriers, a slice or tensor-core
+/// accumulator layout from global memory too (element pairs, or a row's
+/// elements repeated per thread, which the L1 serves).
+bool reloadsInto(Operation *user, Attribute layout) {
+  if (isa_and_nonnull<BlockedLayoutAttr>(layout))
+    return true;
+  bool slice = isa_and_nonnull<SliceLayoutAttr>(layout);
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(layout);
+  bool registerMma = mma && (mma.getVersion() == 2 || mma.getVersion() == 3);
+  if (!slice && !registerMma)
+    return false;
+  if (slice && isa<LoadSharedOp>(user))
+    return true;
+  auto loop = user->getParentOfType<scf::ForOp>();
+  if (!loop)
+    return false;
+  bool innermost = true;
+  loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+  return innermost;
+}
+
 /// Values that every thread can compute for itself need no data movement:
 /// rebuild them directly in the requested layout.
 struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
@@ -1103,10 +1128,7 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
     // shared memory, a slice layout (a row to broadcast) too: each thread
     // reads the row's elements it holds, rather than passing them through
     // scratch between two barriers.
-    if (isa<LoadOp, LoadSharedOp>(def) &&
-        (isa_and_nonnull<BlockedLayoutAttr>(layout) ||
-         (isa<LoadSharedOp>(def) &&
-          isa_and_nonnull<SliceLayoutAttr>(layout))) &&
+    if (isa<LoadOp, LoadSharedOp>(def) && reloadsInto(def, layout) &&
         isReloadable(op.getSrc())) {
       rewriter.setInsertionPoint(def);
       Operation *load = rewriter.clone(*def);
@@ -1127,8 +1149,7 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
     // An element-wise op of rebuildable tiles (a row index compared with a
     // bound), or of a load's tiles (a bf16 load widened): rebuild its
     // operands in the new layout, then the op.
-    bool reload =
-        isa_and_nonnull<BlockedLayoutAttr>(layout) && isReloadable(op.getSrc());
+    bool reload = reloadsInto(def, layout) && isReloadable(op.getSrc());
     if (isElementwiseArith(def) &&
         (reload || isRematerializable(op.getSrc()))) {
       if (!isa_and_nonnull<BlockedLayoutAttr, MmaLayoutAttr, SliceLayoutAttr>(

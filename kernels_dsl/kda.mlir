@@ -696,8 +696,8 @@ func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
   // exp(G_last) of each chunk, D f32 at (slot·H + h)·D.
   %decAt = arith.muli %rec0, %D64 : i64
   %decp = tile.addptr %decays, %decAt : !tile.ptr<f32>, i64
-  %decv = tile.make_view %decp[%nChunks, %cD] strides[%HD, 1]
-      : !tile.view<?x?xf32>
+  %decLen = arith.muli %nChunks, %HD : i32
+  %decv = tile.make_view %decp[%decLen] strides[1] : !tile.view<?xf32>
 
   // States of (n, h): D×D at ((n·H + h)·D·D), this program's columns.
   %n64 = arith.extui %n : i32 to i64
@@ -798,16 +798,13 @@ func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
     %kEndTP = tile.load %rec64[%aK, 0] : !ktp
     %AqkP = tile.load %rec64[%aA, 0] : !sqp
     // exp(G_last), one per row of S_b.
-    %decay2 = tile.load %decv[%c, 0] : !chan2
-    %decay = tile.reduce max %decay2 along 0 : !chan2
+    %decAtC = arith.muli %c, %HD : i32
+    %decay = tile.load %decv[%decAtC] : !chan
     %decayB = tile.broadcast %decay along 1 : !chan -> !sb
 
-    %U = scf.if %compose -> (!vbf) {
-      %Uk = arith.mulf %U0, %uKeepB : !vbf
-      scf.yield %Uk : !vbf
-    } else {
-      scf.yield %U0 : !vbf
-    }
+    // Composing M, U is multiplied by 0 (a multiply rather than a branch,
+    // so that U is read straight into the dot's accumulator layout).
+    %U = arith.mulf %U0, %uKeepB : !vbf
     %SP = arith.truncf %S {tile.elem = "P"} : !sb to !sbp
     %vnew = tile.dot %WnP, %SP, %U : !kvp, !sbp -> !vbf
     %vnewP = arith.truncf %vnew {tile.elem = "P"} : !vbf to !vbb

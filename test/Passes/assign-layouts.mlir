@@ -322,3 +322,68 @@ func.func @widened_alone(%p: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel} 
   tile.store %y, %v[%c0, %c0] : tensor<4x256xbf16>, !tile.view<?x?xbf16>
   return
 }
+
+// -----
+
+// In an innermost loop, where a conversion would cost two barriers every
+// iteration, loads feeding a dot's accumulator (here wgmma's; through a
+// widening and a scale) and a row broadcast over its result are read
+// straight into the accumulator's layout and its slice: nothing converts
+// in the loop.
+// CHECK-DAG: #[[MMA:.*]] = #tile.mma<version = 3, warps = [4, 1], instr = [64, 32, 16]>
+// CHECK-DAG: #[[ROW:.*]] = #tile.slice<dim = 0, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @loop_loads_in_accumulator_layout
+// CHECK: scf.for
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.load {{.*}} : tensor<64x32xbf16, #[[MMA]]>
+// CHECK: tile.dot
+// CHECK: tile.load {{.*}} : tensor<32xf32, #[[ROW]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @loop_loads_in_accumulator_layout(%a: !tile.ptr<bf16>, %r: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32, %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %av = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %rv = tile.make_view %r[%n] strides[%c1] : !tile.ptr<f32> -> !tile.view<?xf32>
+  %ov = tile.make_view %o[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %x = tile.load %av[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+  %w = tile.load %av[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  scf.for %i = %c0 to %c4 step %c1 : i32 {
+    %u = tile.load %av[%i, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+    %uf = arith.extf %u : tensor<64x32xbf16> to tensor<64x32xf32>
+    %s = tile.splat %scale : tensor<64x32xf32>
+    %us = arith.mulf %uf, %s : tensor<64x32xf32>
+    %d = tile.dot %x, %w, %us : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
+    %row = tile.load %rv[%i] : !tile.view<?xf32> -> tensor<32xf32>
+    %rows = tile.broadcast %row along 0 : tensor<32xf32> -> tensor<64x32xf32>
+    %dr = arith.mulf %rows, %d : tensor<64x32xf32>
+    tile.store %dr, %ov[%i, %c0] : tensor<64x32xf32>, !tile.view<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// Outside a loop the global loads keep their 16-byte vectors and convert.
+// CHECK-LABEL: func.func @straight_line_loads_convert
+// CHECK: tile.load {{.*}} : tensor<64x32xbf16, #blocked
+// CHECK: tile.convert_layout
+// CHECK: tile.dot
+func.func @straight_line_loads_convert(%a: !tile.ptr<bf16>, %o: !tile.ptr<f32>, %n: i32, %scale: f32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %av = tile.make_view %a[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %ov = tile.make_view %o[%n, %n] strides[%n, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %x = tile.load %av[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+  %w = tile.load %av[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  %u = tile.load %av[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x32xbf16>
+  %uf = arith.extf %u : tensor<64x32xbf16> to tensor<64x32xf32>
+  %s = tile.splat %scale : tensor<64x32xf32>
+  %us = arith.mulf %uf, %s : tensor<64x32xf32>
+  %d = tile.dot %x, %w, %us : tensor<64x64xbf16>, tensor<64x32xbf16> -> tensor<64x32xf32>
+  tile.store %d, %ov[%c0, %c0] : tensor<64x32xf32>, !tile.view<?x?xf32>
+  return
+}
