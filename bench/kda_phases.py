@@ -19,8 +19,8 @@ splits into its parts. Builds of kernels_dsl/kda.mlir named in
 TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py, or
 emit-ptx under other compiler options) are timed beside it: their
 kda_prep and kda_prep_bf16, each checked against the embedded kernel's
-records on the same inputs, and their kda_chain_bf16 on the embedded
-bf16 records, checked against the embedded chain's output.
+records on the same inputs, and their kda_chain and kda_chain_bf16 on
+the embedded records, checked against the embedded chain's output.
 """
 import argparse
 import os
@@ -178,8 +178,8 @@ def time_phases(d=128):
         if not others:
             continue
         # Each variant's phases against the embedded kernels' on the same
-        # inputs: records (both precisions), then the bf16 chain's output
-        # on the embedded bf16 records.
+        # inputs: its records (both precisions), then its chain of each
+        # precision on the embedded records.
         for name, variant in others:
             line = f"    {name}:"
             for prep_name, chain_name, dtype in PHASES:
@@ -202,23 +202,24 @@ def time_phases(d=128):
                                     none, t, h, b, 0, d ** -0.5), flush, 30)
                 line += f" {prep_name} {t_us:.1f} us (max difference " \
                     f"{worst:.3g}{'' if good else ' WRONG'}),"
-            chain = variant.kernel("kda_chain_bf16" + suffix)
-            o_want = torch.full_like(q, float("nan"))
-            module.kernel("kda_chain_bf16" + suffix)(
-                (h, b, blocks), ws, decays, o_want, h0, ht, decays, none, t,
-                h, b, 0, 1, 0, c)
-            o_got = torch.full_like(q, float("nan"))
-            chain((h, b, blocks), ws, decays, o_got, h0, ht, decays, none, t,
-                  h, b, 0, 1, 0, c)
-            torch.cuda.synchronize()
-            worst = (o_got.float() - o_want.float()).abs().max().item()
-            good = bool(torch.isfinite(o_got).all()) and \
-                worst <= 1e-2 * o_want.float().abs().max().item() + 1e-6
-            t_us = time_median(
-                lambda i: chain((h, b, blocks), ws, decays, o_got, h0, ht,
-                                decays, none, t, h, b, 0, 1, 0, c), flush, 30)
-            line += f" kda_chain_bf16 {t_us:.1f} us (max difference " \
-                f"{worst:.3g}{'' if good else ' WRONG'})"
+                chain = variant.kernel(chain_name + suffix)
+                o_want = torch.full_like(q, float("nan"))
+                module.kernel(chain_name + suffix)(
+                    (h, b, blocks), ws, decays, o_want, h0, ht, decays, none,
+                    t, h, b, 0, 1, 0, c)
+                o_got = torch.full_like(q, float("nan"))
+                chain((h, b, blocks), ws, decays, o_got, h0, ht, decays,
+                      none, t, h, b, 0, 1, 0, c)
+                torch.cuda.synchronize()
+                worst = (o_got.float() - o_want.float()).abs().max().item()
+                good = bool(torch.isfinite(o_got).all()) and worst <= \
+                    1e-2 * o_want.float().abs().max().item() + 1e-6
+                t_us = time_median(
+                    lambda i: chain((h, b, blocks), ws, decays, o_got, h0, ht,
+                                    decays, none, t, h, b, 0, 1, 0, c),
+                    flush, 30)
+                line += f" {chain_name} {t_us:.1f} us (max difference " \
+                    f"{worst:.3g}{'' if good else ' WRONG'});"
             print(line)
 
 
