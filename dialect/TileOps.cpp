@@ -1138,10 +1138,8 @@ struct RematerializeConvertedSource : public OpRewritePattern<ConvertLayoutOp> {
       return success();
     }
     // A load's tile used only here: read it in the new layout instead, where
-    // the load was (so its order with other memory ops is kept). Read from
-    // shared memory, a slice layout (a row to broadcast) too: each thread
-    // reads the row's elements it holds, rather than passing them through
-    // scratch between two barriers.
+    // the load was (so its order with other memory ops is kept), in the
+    // layouts reloadsInto allows.
     if (isa<LoadOp, LoadSharedOp>(def) && reloadsInto(def, layout) &&
         isReloadable(op.getSrc())) {
       rewriter.setInsertionPoint(def);
