@@ -367,17 +367,29 @@ private:
     return op->emitOpError("cannot assign a tile layout to its results");
   }
 
+  /// Whether the innermost stride of `view` is 1 or not known: rows are
+  /// then (taken to be) contiguous, as the default layouts assume.
+  static bool mayHaveContiguousRows(Value view) {
+    auto make = view.getDefiningOp<MakeViewOp>();
+    APInt stride;
+    return !make || make.getStrides().empty() ||
+           !matchPattern(make.getStrides().back(), m_ConstantInt(&stride)) ||
+           stride.isOne();
+  }
+
   /// Stores (to views or shared buffers) keep the value's layout; masks
   /// are read element by element alongside the values. A tile whose
   /// threads hold runs down a column (a transposed tile) is first converted
-  /// to the default layout for a store to global memory: otherwise each
-  /// element is a store of its own to a different row.
+  /// to the default layout for a store to a global view with contiguous
+  /// rows: otherwise each element is a store of its own to a different row.
   template <typename StoreT> LogicalResult visitStore(StoreT store) {
     auto type = cast<RankedTensorType>(store.getValue().getType());
     auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(type.getEncoding());
-    if (isa<StoreOp>(store.getOperation()) && blocked && type.getRank() >= 2 &&
+    if (auto global = dyn_cast<StoreOp>(store.getOperation());
+        global && blocked && type.getRank() >= 2 &&
         blocked.getOrder().front() != type.getRank() - 1 &&
-        blocked.getSizePerThread()[blocked.getOrder().front()] > 1)
+        blocked.getSizePerThread()[blocked.getOrder().front()] > 1 &&
+        mayHaveContiguousRows(global.getView()))
       convertOperand(store.getValueMutable(),
                      withLayout(type, defaultLayout(type)));
     if (Value mask = store.getMask())

@@ -387,3 +387,26 @@ func.func @straight_line_loads_convert(%a: !tile.ptr<bf16>, %o: !tile.ptr<f32>, 
   tile.store %d, %ov[%c0, %c0] : tensor<64x32xf32>, !tile.view<?x?xf32>
   return
 }
+
+// -----
+
+// Into a view whose columns are contiguous (row stride 1, column stride a
+// known 128), the transposed tile's runs down the columns are already the
+// coalesced order: no conversion. (A dynamic column stride is taken to be
+// a row-major view's, as the default layouts take it.)
+// CHECK-LABEL: func.func @transposed_store_column_major
+// CHECK: tile.transpose
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.store
+func.func @transposed_store_column_major(%k: !tile.ptr<bf16>, %o: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %kv = tile.make_view %k[%n, %n] strides[%n, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %c128 = arith.constant 128 : i32
+  %ov = tile.make_view %o[%n, %n] strides[%c1, %c128] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %kt = tile.load %kv[%c0, %c0] : !tile.view<?x?xbf16> -> tensor<64x128xbf16>
+  %t = tile.transpose %kt : tensor<64x128xbf16> -> tensor<128x64xbf16>
+  tile.store %t, %ov[%c0, %c0] : tensor<128x64xbf16>, !tile.view<?x?xbf16>
+  return
+}
