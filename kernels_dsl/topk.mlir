@@ -9,6 +9,8 @@
 //   top1_f32                  k = 1, rows of at most 4096 columns
 //   topk_split_f32, _r128     k <= 64, rows split into parts of 4096
 //   topk_f32                  one program per row, k <= 2048
+//   topk_f32_unguessed        the same behind the direct guessed start:
+//                             only rows whose guess failed
 //   topk_hist_f32, topk_gather_f32, topk_collect_f32
 //                             few long rows: the radix select and the
 //                             compaction split over programs, the
@@ -17,6 +19,10 @@
 //   topk_sort_chunks, topk_merge_f32
 //                             the survivors of the last two sorted in
 //                             scratch, for any k
+//   topk_guess_f32, topk_guess_gather_f32, topk_guess_select_f32
+//                             long rows read once: candidates above a
+//                             threshold guessed from a sample, selected
+//                             (and, from 128 rows, sorted) per row
 //
 // The long-rows passes, the collection, the sort and the merge are a chain
 // of launches that on a few rows each fill a fraction of the GPU, so they
@@ -52,9 +58,13 @@
 // (tile.load_ahead).
 
 func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
-                    %indices: !tile.ptr<i64>, %batch: i32, %n: i32, %k: i32)
+                    %indices: !tile.ptr<i64>, %batch: i32, %n: i32, %k: i32,
+                    %state: !tile.ptr<i32>, %cap: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32,
-                tile.max_registers = 128 : i32} {
+                tile.max_registers = 128 : i32,
+                tile.params = {GUESSED = 0 : i32},
+                tile.instances = {
+                  topk_f32 = {}, topk_f32_unguessed = {GUESSED = 1}}} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
@@ -74,105 +84,68 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
   %zerof = arith.constant 0.0 : f32
   %chunk = arith.constant 4096 : i32
   %row = tile.program_id x
-  // Views start at the program's row: batch * n may pass 2^31, which a
-  // view's 32-bit extents and offsets cannot reach; row bases are 64-bit.
-  %row64 = arith.extui %row : i32 to i64
-  %n64 = arith.extui %n : i32 to i64
-  %k64 = arith.extui %k : i32 to i64
-  %xAt = arith.muli %row64, %n64 : i64
-  %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
-  %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
-  %lane = tile.iota : tensor<4096xi32>
-  %nT = tile.splat %n : tensor<4096xi32>
-  %zeroT = tile.splat %c0 : tensor<4096xi32>
-  %onesT = tile.splat %cm1 : tensor<4096xi32>
-  %signT = tile.splat %kmin : tensor<4096xi32>
-  %bins = tile.iota : tensor<2048xi32>
-  %zeroH = tile.splat %c0 : tensor<2048xi32>
-  %noneH = tile.splat %cm1 : tensor<2048xi32>
-
-  // 2. Radix select.
-  %sel:2 = scf.for %pass = %c0 to %c3 step %c1
-      iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-    // Digits of 11, 11 and 10 bits from the top: shifts 21, 10, 0.
-    %first = arith.cmpi eq, %pass, %c0 : i32
-    %last = arith.cmpi eq, %pass, %c2 : i32
-    %laterShift = arith.select %last, %c0, %c10 : i32
-    %shift = arith.select %first, %c21, %laterShift : i32
-    %digitMask = arith.select %last, %c1023, %c2047 : i32
-    // Bits decided by earlier passes: ~0 << (shift + width), none at first.
-    %width = arith.select %last, %c10, %c11 : i32
-    %decided = arith.addi %shift, %width : i32
-    %safeShift = arith.select %first, %c0, %decided : i32
-    %hiBits = arith.shli %cm1, %safeShift : i32
-    %hiMask = arith.select %first, %c0, %hiBits : i32
-    %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
-    %prefixT = tile.splat %prefix : tensor<4096xi32>
-    %shiftT = tile.splat %shift : tensor<4096xi32>
-    %c255T = tile.splat %digitMask : tensor<4096xi32>
-    %hist = scf.for %j = %c0 to %n step %chunk
-        iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
-      %jT = tile.splat %j : tensor<4096xi32>
-      %cols = arith.addi %lane, %jT : tensor<4096xi32>
-      %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-      %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-      %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-      %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-      %flip = arith.select %neg, %onesT, %signT
-          : tensor<4096xi1>, tensor<4096xi32>
-      %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-      %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-      %key = arith.select %nan, %onesT, %ordered
-          : tensor<4096xi1>, tensor<4096xi32>
-      %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
-      %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
-      %counted = arith.andi %valid, %match : tensor<4096xi1>
-      %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
-      %digit = arith.andi %sh, %c255T : tensor<4096xi32>
-      %hc = tile.histogram %digit mask %counted
-          : tensor<4096xi32> -> tensor<2048xi32>
-      %hn = arith.addi %h, %hc : tensor<2048xi32>
-      scf.yield %hn : tensor<2048xi32>
-    } {tile.load_ahead = 1 : i32}
-    // Elements with this digit or a larger one, per digit.
-    %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
-    %remT = tile.splat %rem : tensor<2048xi32>
-    %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
-    %cand = arith.select %enough, %bins, %noneH
-        : tensor<2048xi1>, tensor<2048xi32>
-    %d = tile.reduce max %cand along 0 : tensor<2048xi32>
-    %dT = tile.splat %d : tensor<2048xi32>
-    %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
-    %aboveH = arith.select %above, %hist, %zeroH
-        : tensor<2048xi1>, tensor<2048xi32>
-    %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
-    %dsh = arith.shli %d, %shift : i32
-    %np = arith.ori %prefix, %dsh : i32
-    %nr = arith.subi %rem, %skipped : i32
-    scf.yield %np, %nr : i32, i32
+  // topk_f32_unguessed runs behind the guessed long-rows start: a row
+  // whose guess held is already done (topk_guess_select_f32 wrote it), so
+  // only rows whose guess failed are computed, from the row itself.
+  %guessParam = tile.param "GUESSED" : i32
+  %guessOnB = arith.cmpi ne, %guessParam, %c0 : i32
+  %guessed = scf.if %guessOnB -> (i1) {
+    %stateLen = arith.constant 6176 : i64
+    %rowS = arith.extui %row : i32 to i64
+    %sAt = arith.muli %rowS, %stateLen : i64
+    %sRow = tile.addptr %state, %sAt : !tile.ptr<i32>, i64
+    %sv = tile.make_view %sRow[6176] strides[1] : !tile.view<?xi32>
+    %countT = tile.load %sv[6163] : tensor<1xi32>
+    %count = tile.reduce max %countT along 0 : tensor<1xi32>
+    %enough = arith.cmpi sge, %count, %k : i32
+    %fits = arith.cmpi sle, %count, %cap : i32
+    %both = arith.andi %enough, %fits : i1
+    scf.yield %both : i1
+  } else {
+    %no = arith.constant false
+    scf.yield %no : i1
   }
-  %thrT = tile.splat %sel#0 : tensor<4096xi32>
-  %needT = tile.splat %sel#1 : tensor<4096xi32>
-  %above = arith.subi %k, %sel#1 : i32
-  %aboveT = tile.splat %above : tensor<4096xi32>
-  %low16T = tile.splat %low16 : tensor<4096xi32>
-  %c16T = tile.splat %c16 : tensor<4096xi32>
+  %true = arith.constant true
+  %unguessed = arith.xori %guessed, %true : i1
+  scf.if %unguessed {
+    // Views start at the program's row: batch * n may pass 2^31, which a
+    // view's 32-bit extents and offsets cannot reach; row bases are 64-bit.
+    %row64 = arith.extui %row : i32 to i64
+    %n64 = arith.extui %n : i32 to i64
+    %k64 = arith.extui %k : i32 to i64
+    %xAt = arith.muli %row64, %n64 : i64
+    %xRow = tile.addptr %x, %xAt : !tile.ptr<f32>, i64
+    %src = tile.make_view %xRow[%n] strides[1] : !tile.view<?xf32>
+    %lane = tile.iota : tensor<4096xi32>
+    %nT = tile.splat %n : tensor<4096xi32>
+    %zeroT = tile.splat %c0 : tensor<4096xi32>
+    %onesT = tile.splat %cm1 : tensor<4096xi32>
+    %signT = tile.splat %kmin : tensor<4096xi32>
+    %bins = tile.iota : tensor<2048xi32>
+    %zeroH = tile.splat %c0 : tensor<2048xi32>
+    %noneH = tile.splat %cm1 : tensor<2048xi32>
 
-  // 3. Collect, sort, store.
-  %outAt = arith.muli %row64, %k64 : i64
-  %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
-  %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
-  %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
-  %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
-  %short = arith.cmpi sle, %k, %c64 : i32
-  scf.if %short {
-    %initK = tile.splat %kmin : tensor<64xi32>
-    %initI = tile.splat %c0 : tensor<64xi32>
-    // Slots: elements above the threshold first, then the needed equal ones;
-    // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %got:4 = scf.for %j = %c0 to %n step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
-        -> (i32, i32, tensor<64xi32>, tensor<64xi32>) : i32 {
+    // 2. Radix select.
+    %sel:2 = scf.for %pass = %c0 to %c3 step %c1
+        iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+      // Digits of 11, 11 and 10 bits from the top: shifts 21, 10, 0.
+      %first = arith.cmpi eq, %pass, %c0 : i32
+      %last = arith.cmpi eq, %pass, %c2 : i32
+      %laterShift = arith.select %last, %c0, %c10 : i32
+      %shift = arith.select %first, %c21, %laterShift : i32
+      %digitMask = arith.select %last, %c1023, %c2047 : i32
+      // Bits decided by earlier passes: ~0 << (shift + width), none at first.
+      %width = arith.select %last, %c10, %c11 : i32
+      %decided = arith.addi %shift, %width : i32
+      %safeShift = arith.select %first, %c0, %decided : i32
+      %hiBits = arith.shli %cm1, %safeShift : i32
+      %hiMask = arith.select %first, %c0, %hiBits : i32
+      %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+      %prefixT = tile.splat %prefix : tensor<4096xi32>
+      %shiftT = tile.splat %shift : tensor<4096xi32>
+      %c255T = tile.splat %digitMask : tensor<4096xi32>
+      %hist = scf.for %j = %c0 to %n step %chunk
+          iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
         %jT = tile.splat %j : tensor<4096xi32>
         %cols = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -185,69 +158,55 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
         %key = arith.select %nan, %onesT, %ordered
             : tensor<4096xi1>, tensor<4096xi32>
-      %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
-      %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
-      %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
-      %eq = arith.andi %valid, %isEq : tensor<4096xi1>
-      %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-      %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-      %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-      %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-      %gOffT = tile.splat %gOff : tensor<4096xi32>
-      %eOffT = tile.splat %eOff : tensor<4096xi32>
-      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
-      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
-      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
-      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
-      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-      %skey = arith.xori %key, %signT : tensor<4096xi32>
-      %nk = tile.scatter %skey into %ak[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
-      %ni = tile.scatter %cols into %ai[%pos] mask %take
-          : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
-      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
-      %chunkGt = arith.andi %chunkCounts, %low16 : i32
-      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
-      %ng = arith.addi %gOff, %chunkGt : i32
-      %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne, %nk, %ni
-          : i32, i32, tensor<64xi32>, tensor<64xi32>
-    } {tile.load_ahead = 1 : i32}
-    // Signed order of the flipped keys is the float order; the value is
-    // the key mapped back (its own inverse; NaN comes back as a NaN), not
-    // a third array carried through the collection and the sort.
-    %sk, %si = tile.sort %got#2, %got#3 along 0 descending
-        : tensor<64xi32>, tensor<64xi32>
-    %c31S = tile.splat %c31 : tensor<64xi32>
-    %c1S = tile.splat %c1 : tensor<64xi32>
-    %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
-    %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
-    %vbits = arith.xori %sk, %kmag : tensor<64xi32>
-    %sv = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
-    %slot = tile.iota : tensor<64xi32>
-    %kT = tile.splat %k : tensor<64xi32>
-    %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
-    %si64 = arith.extui %si : tensor<64xi32> to tensor<64xi64>
-    tile.store %sv, %outV[0] mask %keep : tensor<64xf32>
-    tile.store %si64, %outI[0] mask %keep : tensor<64xi64>
-  } else {
-    // 65 <= k <= 256: 256 slots, one per thread, which tile.sort orders on
-    // the registers (36 stages, 6 across warps) rather than the 2048
-    // slots' network in shared memory (66 stages, each a barrier).
-    %mid = arith.cmpi sle, %k, %c256 : i32
-    scf.if %mid {
-      %initK = tile.splat %kmin : tensor<256xi32>
-      %initI = tile.splat %c0 : tensor<256xi32>
+        %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+        %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+        %counted = arith.andi %valid, %match : tensor<4096xi1>
+        %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+        %digit = arith.andi %sh, %c255T : tensor<4096xi32>
+        %hc = tile.histogram %digit mask %counted
+            : tensor<4096xi32> -> tensor<2048xi32>
+        %hn = arith.addi %h, %hc : tensor<2048xi32>
+        scf.yield %hn : tensor<2048xi32>
+      } {tile.load_ahead = 1 : i32}
+      // Elements with this digit or a larger one, per digit.
+      %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+      %remT = tile.splat %rem : tensor<2048xi32>
+      %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+      %cand = arith.select %enough, %bins, %noneH
+          : tensor<2048xi1>, tensor<2048xi32>
+      %d = tile.reduce max %cand along 0 : tensor<2048xi32>
+      %dT = tile.splat %d : tensor<2048xi32>
+      %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
+      %aboveH = arith.select %above, %hist, %zeroH
+          : tensor<2048xi1>, tensor<2048xi32>
+      %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
+      %dsh = arith.shli %d, %shift : i32
+      %np = arith.ori %prefix, %dsh : i32
+      %nr = arith.subi %rem, %skipped : i32
+      scf.yield %np, %nr : i32, i32
+    }
+    %thrT = tile.splat %sel#0 : tensor<4096xi32>
+    %needT = tile.splat %sel#1 : tensor<4096xi32>
+    %above = arith.subi %k, %sel#1 : i32
+    %aboveT = tile.splat %above : tensor<4096xi32>
+    %low16T = tile.splat %low16 : tensor<4096xi32>
+    %c16T = tile.splat %c16 : tensor<4096xi32>
+
+    // 3. Collect, sort, store.
+    %outAt = arith.muli %row64, %k64 : i64
+    %valuesRow = tile.addptr %values, %outAt : !tile.ptr<f32>, i64
+    %indicesRow = tile.addptr %indices, %outAt : !tile.ptr<i64>, i64
+    %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
+    %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
+    %short = arith.cmpi sle, %k, %c64 : i32
+    scf.if %short {
+      %initK = tile.splat %kmin : tensor<64xi32>
+      %initI = tile.splat %c0 : tensor<64xi32>
       // Slots: elements above the threshold first, then the needed equal ones;
       // one scan counts both (low and high 16 bits: a chunk has < 2^16).
       %got:4 = scf.for %j = %c0 to %n step %chunk
           iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
-          -> (i32, i32, tensor<256xi32>, tensor<256xi32>) : i32 {
+          -> (i32, i32, tensor<64xi32>, tensor<64xi32>) : i32 {
           %jT = tile.splat %j : tensor<4096xi32>
           %cols = arith.addi %lane, %jT : tensor<4096xi32>
           %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
@@ -282,104 +241,180 @@ func.func @topk_f32(%x: !tile.ptr<f32>, %values: !tile.ptr<f32>,
         %take = arith.ori %gt, %takeEq : tensor<4096xi1>
         %skey = arith.xori %key, %signT : tensor<4096xi32>
         %nk = tile.scatter %skey into %ak[%pos] mask %take
-            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
         %ni = tile.scatter %cols into %ai[%pos] mask %take
-            : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+            : tensor<4096xi32>, tensor<4096xi32> -> tensor<64xi32>
         %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
         %chunkGt = arith.andi %chunkCounts, %low16 : i32
         %chunkEq = arith.shrui %chunkCounts, %c16 : i32
         %ng = arith.addi %gOff, %chunkGt : i32
         %ne = arith.addi %eOff, %chunkEq : i32
         scf.yield %ng, %ne, %nk, %ni
-            : i32, i32, tensor<256xi32>, tensor<256xi32>
+            : i32, i32, tensor<64xi32>, tensor<64xi32>
       } {tile.load_ahead = 1 : i32}
       // Signed order of the flipped keys is the float order; the value is
       // the key mapped back (its own inverse; NaN comes back as a NaN), not
       // a third array carried through the collection and the sort.
       %sk, %si = tile.sort %got#2, %got#3 along 0 descending
-          : tensor<256xi32>, tensor<256xi32>
-      %c31S = tile.splat %c31 : tensor<256xi32>
-      %c1S = tile.splat %c1 : tensor<256xi32>
-      %ksign = arith.shrsi %sk, %c31S : tensor<256xi32>
-      %kmag = arith.shrui %ksign, %c1S : tensor<256xi32>
-      %vbits = arith.xori %sk, %kmag : tensor<256xi32>
-      %sv = arith.bitcast %vbits : tensor<256xi32> to tensor<256xf32>
-      %slot = tile.iota : tensor<256xi32>
-      %kT = tile.splat %k : tensor<256xi32>
-      %keep = arith.cmpi slt, %slot, %kT : tensor<256xi32>
-      %si64 = arith.extui %si : tensor<256xi32> to tensor<256xi64>
-      tile.store %sv, %outV[0] mask %keep : tensor<256xf32>
-      tile.store %si64, %outI[0] mask %keep : tensor<256xi64>
+          : tensor<64xi32>, tensor<64xi32>
+      %c31S = tile.splat %c31 : tensor<64xi32>
+      %c1S = tile.splat %c1 : tensor<64xi32>
+      %ksign = arith.shrsi %sk, %c31S : tensor<64xi32>
+      %kmag = arith.shrui %ksign, %c1S : tensor<64xi32>
+      %vbits = arith.xori %sk, %kmag : tensor<64xi32>
+      %sv = arith.bitcast %vbits : tensor<64xi32> to tensor<64xf32>
+      %slot = tile.iota : tensor<64xi32>
+      %kT = tile.splat %k : tensor<64xi32>
+      %keep = arith.cmpi slt, %slot, %kT : tensor<64xi32>
+      %si64 = arith.extui %si : tensor<64xi32> to tensor<64xi64>
+      tile.store %sv, %outV[0] mask %keep : tensor<64xf32>
+      tile.store %si64, %outI[0] mask %keep : tensor<64xi64>
     } else {
-      %initK = tile.splat %kmin : tensor<2048xi32>
-      %initI = tile.splat %c0 : tensor<2048xi32>
-      // Slots: elements above the threshold first, then the needed equal ones;
-      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-      %got:4 = scf.for %j = %c0 to %n step %chunk
-          iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
-          -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
-          %jT = tile.splat %j : tensor<4096xi32>
-          %cols = arith.addi %lane, %jT : tensor<4096xi32>
-          %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
-          %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
-          %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
-          %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
-          %flip = arith.select %neg, %onesT, %signT
-              : tensor<4096xi1>, tensor<4096xi32>
-          %ordered = arith.xori %bits, %flip : tensor<4096xi32>
-          %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
-          %key = arith.select %nan, %onesT, %ordered
-              : tensor<4096xi1>, tensor<4096xi32>
-        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
-        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
-        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
-        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
-        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-        %gOffT = tile.splat %gOff : tensor<4096xi32>
-        %eOffT = tile.splat %eOff : tensor<4096xi32>
-        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
-        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
-        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
-        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
-        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-        %skey = arith.xori %key, %signT : tensor<4096xi32>
-        %nk = tile.scatter %skey into %ak[%pos] mask %take
-            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-        %ni = tile.scatter %cols into %ai[%pos] mask %take
-            : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
-        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
-        %chunkGt = arith.andi %chunkCounts, %low16 : i32
-        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
-        %ng = arith.addi %gOff, %chunkGt : i32
-        %ne = arith.addi %eOff, %chunkEq : i32
-        scf.yield %ng, %ne, %nk, %ni
-            : i32, i32, tensor<2048xi32>, tensor<2048xi32>
-      } {tile.load_ahead = 1 : i32}
-      // Signed order of the flipped keys is the float order; the value is
-      // the key mapped back (its own inverse; NaN comes back as a NaN), not
-      // a third array carried through the collection and the sort.
-      %sk, %si = tile.sort %got#2, %got#3 along 0 descending
-          : tensor<2048xi32>, tensor<2048xi32>
-      %c31S = tile.splat %c31 : tensor<2048xi32>
-      %c1S = tile.splat %c1 : tensor<2048xi32>
-      %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
-      %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
-      %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
-      %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
-      %slot = tile.iota : tensor<2048xi32>
-      %kT = tile.splat %k : tensor<2048xi32>
-      %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
-      %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
-      tile.store %sv, %outV[0] mask %keep : tensor<2048xf32>
-      tile.store %si64, %outI[0] mask %keep : tensor<2048xi64>
+      // 65 <= k <= 256: 256 slots, one per thread, which tile.sort orders on
+      // the registers (36 stages, 6 across warps) rather than the 2048
+      // slots' network in shared memory (66 stages, each a barrier).
+      %mid = arith.cmpi sle, %k, %c256 : i32
+      scf.if %mid {
+        %initK = tile.splat %kmin : tensor<256xi32>
+        %initI = tile.splat %c0 : tensor<256xi32>
+        // Slots: elements above the threshold first, then the needed equal ones;
+        // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+        %got:4 = scf.for %j = %c0 to %n step %chunk
+            iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+            -> (i32, i32, tensor<256xi32>, tensor<256xi32>) : i32 {
+            %jT = tile.splat %j : tensor<4096xi32>
+            %cols = arith.addi %lane, %jT : tensor<4096xi32>
+            %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+            %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+            %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+            %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+            %flip = arith.select %neg, %onesT, %signT
+                : tensor<4096xi1>, tensor<4096xi32>
+            %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+            %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+            %key = arith.select %nan, %onesT, %ordered
+                : tensor<4096xi1>, tensor<4096xi32>
+          %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+          %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+          %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+          %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+          %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+          %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+          %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+          %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+          %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+          %gOffT = tile.splat %gOff : tensor<4096xi32>
+          %eOffT = tile.splat %eOff : tensor<4096xi32>
+          %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+          %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+          %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+          %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+          %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+          %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+          %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+          %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+          %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+          %skey = arith.xori %key, %signT : tensor<4096xi32>
+          %nk = tile.scatter %skey into %ak[%pos] mask %take
+              : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+          %ni = tile.scatter %cols into %ai[%pos] mask %take
+              : tensor<4096xi32>, tensor<4096xi32> -> tensor<256xi32>
+          %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
+          %chunkGt = arith.andi %chunkCounts, %low16 : i32
+          %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+          %ng = arith.addi %gOff, %chunkGt : i32
+          %ne = arith.addi %eOff, %chunkEq : i32
+          scf.yield %ng, %ne, %nk, %ni
+              : i32, i32, tensor<256xi32>, tensor<256xi32>
+        } {tile.load_ahead = 1 : i32}
+        // Signed order of the flipped keys is the float order; the value is
+        // the key mapped back (its own inverse; NaN comes back as a NaN), not
+        // a third array carried through the collection and the sort.
+        %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+            : tensor<256xi32>, tensor<256xi32>
+        %c31S = tile.splat %c31 : tensor<256xi32>
+        %c1S = tile.splat %c1 : tensor<256xi32>
+        %ksign = arith.shrsi %sk, %c31S : tensor<256xi32>
+        %kmag = arith.shrui %ksign, %c1S : tensor<256xi32>
+        %vbits = arith.xori %sk, %kmag : tensor<256xi32>
+        %sv = arith.bitcast %vbits : tensor<256xi32> to tensor<256xf32>
+        %slot = tile.iota : tensor<256xi32>
+        %kT = tile.splat %k : tensor<256xi32>
+        %keep = arith.cmpi slt, %slot, %kT : tensor<256xi32>
+        %si64 = arith.extui %si : tensor<256xi32> to tensor<256xi64>
+        tile.store %sv, %outV[0] mask %keep : tensor<256xf32>
+        tile.store %si64, %outI[0] mask %keep : tensor<256xi64>
+      } else {
+        %initK = tile.splat %kmin : tensor<2048xi32>
+        %initI = tile.splat %c0 : tensor<2048xi32>
+        // Slots: elements above the threshold first, then the needed equal ones;
+        // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+        %got:4 = scf.for %j = %c0 to %n step %chunk
+            iter_args(%gOff = %c0, %eOff = %c0, %ak = %initK, %ai = %initI)
+            -> (i32, i32, tensor<2048xi32>, tensor<2048xi32>) : i32 {
+            %jT = tile.splat %j : tensor<4096xi32>
+            %cols = arith.addi %lane, %jT : tensor<4096xi32>
+            %valid = arith.cmpi slt, %cols, %nT : tensor<4096xi32>
+            %t = tile.load %src[%j] mask %valid : tensor<4096xf32>
+            %bits = arith.bitcast %t : tensor<4096xf32> to tensor<4096xi32>
+            %neg = arith.cmpi slt, %bits, %zeroT : tensor<4096xi32>
+            %flip = arith.select %neg, %onesT, %signT
+                : tensor<4096xi1>, tensor<4096xi32>
+            %ordered = arith.xori %bits, %flip : tensor<4096xi32>
+            %nan = arith.cmpf uno, %t, %t : tensor<4096xf32>
+            %key = arith.select %nan, %onesT, %ordered
+                : tensor<4096xi1>, tensor<4096xi32>
+          %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+          %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+          %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+          %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+          %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+          %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+          %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+          %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+          %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+          %gOffT = tile.splat %gOff : tensor<4096xi32>
+          %eOffT = tile.splat %eOff : tensor<4096xi32>
+          %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+          %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+          %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+          %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+          %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+          %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+          %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+          %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+          %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+          %skey = arith.xori %key, %signT : tensor<4096xi32>
+          %nk = tile.scatter %skey into %ak[%pos] mask %take
+              : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+          %ni = tile.scatter %cols into %ai[%pos] mask %take
+              : tensor<4096xi32>, tensor<4096xi32> -> tensor<2048xi32>
+          %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
+          %chunkGt = arith.andi %chunkCounts, %low16 : i32
+          %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+          %ng = arith.addi %gOff, %chunkGt : i32
+          %ne = arith.addi %eOff, %chunkEq : i32
+          scf.yield %ng, %ne, %nk, %ni
+              : i32, i32, tensor<2048xi32>, tensor<2048xi32>
+        } {tile.load_ahead = 1 : i32}
+        // Signed order of the flipped keys is the float order; the value is
+        // the key mapped back (its own inverse; NaN comes back as a NaN), not
+        // a third array carried through the collection and the sort.
+        %sk, %si = tile.sort %got#2, %got#3 along 0 descending
+            : tensor<2048xi32>, tensor<2048xi32>
+        %c31S = tile.splat %c31 : tensor<2048xi32>
+        %c1S = tile.splat %c1 : tensor<2048xi32>
+        %ksign = arith.shrsi %sk, %c31S : tensor<2048xi32>
+        %kmag = arith.shrui %ksign, %c1S : tensor<2048xi32>
+        %vbits = arith.xori %sk, %kmag : tensor<2048xi32>
+        %sv = arith.bitcast %vbits : tensor<2048xi32> to tensor<2048xf32>
+        %slot = tile.iota : tensor<2048xi32>
+        %kT = tile.splat %k : tensor<2048xi32>
+        %keep = arith.cmpi slt, %slot, %kT : tensor<2048xi32>
+        %si64 = arith.extui %si : tensor<2048xi32> to tensor<2048xi64>
+        tile.store %sv, %outV[0] mask %keep : tensor<2048xf32>
+        tile.store %si64, %outI[0] mask %keep : tensor<2048xi64>
+      }
     }
   }
   return
@@ -2576,17 +2611,29 @@ func.func @topk_guess_gather_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   return
 }
 
+!slots2048 = tensor<2048xi64>
+!keys2048 = tensor<2048xi32>
+
 // - topk_guess_select_f32, one program per row whose guess held (at least
-//   k candidates, all in their slots): the radix select of topk_f32 over
-//   the row's candidates, then its collection into the row of `work` (the
-//   elements above the k-th key, then the first `need` equal to it, as
-//   topk_collect_f32 writes them), for topk_sort_chunks and topk_merge_f32.
-//   One program holds the whole row, so the passes need no histograms in
-//   global memory, tickets or atomics; topk_hist_f32 and topk_collect_f32
-//   then skip the row.
+//   k candidates, all in their slots). One program holds the whole row, so
+//   it needs no histograms in global memory, tickets or atomics.
+//   - `direct` 0: the radix select of topk_f32 over the row's candidates,
+//     then its collection into the row of `work` (the elements above the
+//     k-th key, then the first `need` equal to it, as topk_collect_f32
+//     writes them), for topk_sort_chunks and topk_merge_f32; topk_hist_f32
+//     and topk_collect_f32 then skip the row.
+//   - `direct` 1 (k <= 2048): the row's result, sorted, into `values` and
+//     `indices`. At most 2048 candidates (the runtime aims the guess at
+//     about 1.5k when its sample allows) are sorted as they are, with no
+//     select; more take the select and the collection into `work`, which
+//     the program reads back after a fence. topk_f32 then skips the row
+//     and computes only the rows whose guess failed.
 func.func @topk_guess_select_f32(%state: !tile.ptr<i32>, %cand: !tile.ptr<i32>,
                                  %work: !tile.ptr<i64> {tile.noalias},
-                                 %batch: i32, %k: i32, %cap: i32)
+                                 %values: !tile.ptr<f32> {tile.noalias},
+                                 %indices: !tile.ptr<i64> {tile.noalias},
+                                 %batch: i32, %k: i32, %cap: i32,
+                                 %direct: i32)
     attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -2596,6 +2643,8 @@ func.func @topk_guess_select_f32(%state: !tile.ptr<i32>, %cand: !tile.ptr<i32>,
   %c11 = arith.constant 11 : i32
   %c16 = arith.constant 16 : i32
   %c21 = arith.constant 21 : i32
+  %c31 = arith.constant 31 : i32
+  %c2048 = arith.constant 2048 : i32
   %c1023 = arith.constant 1023 : i32
   %c2047 = arith.constant 2047 : i32
   %cm1 = arith.constant -1 : i32
@@ -2626,111 +2675,164 @@ func.func @topk_guess_select_f32(%state: !tile.ptr<i32>, %cand: !tile.ptr<i32>,
     %wAt = arith.muli %row64, %k64 : i64
     %wRow = tile.addptr %work, %wAt : !tile.ptr<i64>, i64
     %wv = tile.make_view %wRow[%k] strides[1] : !tile.view<?xi64>
-    %lane = tile.iota : tensor<4096xi32>
-    %countT = tile.splat %count : tensor<4096xi32>
-    %bins = tile.iota : tensor<2048xi32>
-    %zeroH = tile.splat %c0 : tensor<2048xi32>
-    %noneH = tile.splat %cm1 : tensor<2048xi32>
-    %sel:2 = scf.for %pass = %c0 to %c3 step %c1
-        iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
-      // Digits of 11, 11 and 10 bits from the top, as topk_f32.
-      %first = arith.cmpi eq, %pass, %c0 : i32
-      %last = arith.cmpi eq, %pass, %c2 : i32
-      %laterShift = arith.select %last, %c0, %c10 : i32
-      %shift = arith.select %first, %c21, %laterShift : i32
-      %digitMask = arith.select %last, %c1023, %c2047 : i32
-      %width = arith.select %last, %c10, %c11 : i32
-      %decided = arith.addi %shift, %width : i32
-      %safeShift = arith.select %first, %c0, %decided : i32
-      %hiBits = arith.shli %cm1, %safeShift : i32
-      %hiMask = arith.select %first, %c0, %hiBits : i32
-      %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
-      %prefixT = tile.splat %prefix : tensor<4096xi32>
-      %shiftT = tile.splat %shift : tensor<4096xi32>
-      %digitMaskT = tile.splat %digitMask : tensor<4096xi32>
-      %hist = scf.for %j = %c0 to %count step %chunk
-          iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
+    %directOn = arith.cmpi ne, %direct, %c0 : i32
+    %few = arith.cmpi sle, %count, %c2048 : i32
+    %quick = arith.andi %directOn, %few : i1
+    %lkey = tile.splat %l32 : !slots2048
+    %signS = tile.splat %kmin : !keys2048
+    %slot = tile.iota : !keys2048
+    %minSlot = arith.constant -9223372036854775808 : i64
+    %noSlots = tile.splat %minSlot : !slots2048
+    %slots = scf.if %quick -> (!slots2048) {
+      // Every candidate, as one (signed-order key << 32 | column) slot;
+      // past the count, key 0 and column 0: the least slot.
+      %countS = tile.splat %count : !keys2048
+      %inCand = arith.cmpi slt, %slot, %countS : !keys2048
+      %ckey = tile.load %cv[0] mask %inCand : !keys2048
+      %ccol = tile.load %cv[%cap] mask %inCand : !keys2048
+      %cskey = arith.xori %ckey, %signS : !keys2048
+      %cskey64 = arith.extsi %cskey : !keys2048 to !slots2048
+      %chigh = arith.shli %cskey64, %lkey : !slots2048
+      %ccol64 = arith.extui %ccol : !keys2048 to !slots2048
+      %cslots = arith.ori %chigh, %ccol64 : !slots2048
+      scf.yield %cslots : !slots2048
+    } else {
+      %lane = tile.iota : tensor<4096xi32>
+      %countT = tile.splat %count : tensor<4096xi32>
+      %bins = tile.iota : tensor<2048xi32>
+      %zeroH = tile.splat %c0 : tensor<2048xi32>
+      %noneH = tile.splat %cm1 : tensor<2048xi32>
+      %sel:2 = scf.for %pass = %c0 to %c3 step %c1
+          iter_args(%prefix = %c0, %rem = %k) -> (i32, i32) : i32 {
+        // Digits of 11, 11 and 10 bits from the top, as topk_f32.
+        %first = arith.cmpi eq, %pass, %c0 : i32
+        %last = arith.cmpi eq, %pass, %c2 : i32
+        %laterShift = arith.select %last, %c0, %c10 : i32
+        %shift = arith.select %first, %c21, %laterShift : i32
+        %digitMask = arith.select %last, %c1023, %c2047 : i32
+        %width = arith.select %last, %c10, %c11 : i32
+        %decided = arith.addi %shift, %width : i32
+        %safeShift = arith.select %first, %c0, %decided : i32
+        %hiBits = arith.shli %cm1, %safeShift : i32
+        %hiMask = arith.select %first, %c0, %hiBits : i32
+        %hiMaskT = tile.splat %hiMask : tensor<4096xi32>
+        %prefixT = tile.splat %prefix : tensor<4096xi32>
+        %shiftT = tile.splat %shift : tensor<4096xi32>
+        %digitMaskT = tile.splat %digitMask : tensor<4096xi32>
+        %hist = scf.for %j = %c0 to %count step %chunk
+            iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
+          %jT = tile.splat %j : tensor<4096xi32>
+          %slots = arith.addi %lane, %jT : tensor<4096xi32>
+          %valid = arith.cmpi slt, %slots, %countT : tensor<4096xi32>
+          %key = tile.load %cv[%j] mask %valid : tensor<4096xi32>
+          %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
+          %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
+          %counted = arith.andi %valid, %match : tensor<4096xi1>
+          %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
+          %digit = arith.andi %sh, %digitMaskT : tensor<4096xi32>
+          %hc = tile.histogram %digit mask %counted
+              : tensor<4096xi32> -> tensor<2048xi32>
+          %hn = arith.addi %h, %hc : tensor<2048xi32>
+          scf.yield %hn : tensor<2048xi32>
+        } {tile.load_ahead = 1 : i32}
+        %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
+        %remT = tile.splat %rem : tensor<2048xi32>
+        %atLeast = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
+        %choice = arith.select %atLeast, %bins, %noneH
+            : tensor<2048xi1>, tensor<2048xi32>
+        %d = tile.reduce max %choice along 0 : tensor<2048xi32>
+        %dT = tile.splat %d : tensor<2048xi32>
+        %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
+        %aboveH = arith.select %above, %hist, %zeroH
+            : tensor<2048xi1>, tensor<2048xi32>
+        %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
+        %dsh = arith.shli %d, %shift : i32
+        %np = arith.ori %prefix, %dsh : i32
+        %nr = arith.subi %rem, %skipped : i32
+        scf.yield %np, %nr : i32, i32
+      }
+      // Slots: elements above the k-th key first, then the needed equal ones;
+      // one scan counts both (low and high 16 bits: a chunk has < 2^16).
+      %thrT = tile.splat %sel#0 : tensor<4096xi32>
+      %needT = tile.splat %sel#1 : tensor<4096xi32>
+      %aboveK = arith.subi %k, %sel#1 : i32
+      %aboveT = tile.splat %aboveK : tensor<4096xi32>
+      %low16T = tile.splat %low16 : tensor<4096xi32>
+      %c16T = tile.splat %c16 : tensor<4096xi32>
+      %signT = tile.splat %kmin : tensor<4096xi32>
+      %l32T = tile.splat %l32 : tensor<4096xi64>
+      %placed:2 = scf.for %j = %c0 to %count step %chunk
+          iter_args(%gOff = %c0, %eOff = %c0) -> (i32, i32) : i32 {
         %jT = tile.splat %j : tensor<4096xi32>
         %slots = arith.addi %lane, %jT : tensor<4096xi32>
         %valid = arith.cmpi slt, %slots, %countT : tensor<4096xi32>
         %key = tile.load %cv[%j] mask %valid : tensor<4096xi32>
-        %hi = arith.andi %key, %hiMaskT : tensor<4096xi32>
-        %match = arith.cmpi eq, %hi, %prefixT : tensor<4096xi32>
-        %counted = arith.andi %valid, %match : tensor<4096xi1>
-        %sh = arith.shrui %key, %shiftT : tensor<4096xi32>
-        %digit = arith.andi %sh, %digitMaskT : tensor<4096xi32>
-        %hc = tile.histogram %digit mask %counted
-            : tensor<4096xi32> -> tensor<2048xi32>
-        %hn = arith.addi %h, %hc : tensor<2048xi32>
-        scf.yield %hn : tensor<2048xi32>
-      } {tile.load_ahead = 1 : i32}
-      %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
-      %remT = tile.splat %rem : tensor<2048xi32>
-      %atLeast = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
-      %choice = arith.select %atLeast, %bins, %noneH
-          : tensor<2048xi1>, tensor<2048xi32>
-      %d = tile.reduce max %choice along 0 : tensor<2048xi32>
-      %dT = tile.splat %d : tensor<2048xi32>
-      %above = arith.cmpi sgt, %bins, %dT : tensor<2048xi32>
-      %aboveH = arith.select %above, %hist, %zeroH
-          : tensor<2048xi1>, tensor<2048xi32>
-      %skipped = tile.reduce add %aboveH along 0 : tensor<2048xi32>
-      %dsh = arith.shli %d, %shift : i32
-      %np = arith.ori %prefix, %dsh : i32
-      %nr = arith.subi %rem, %skipped : i32
-      scf.yield %np, %nr : i32, i32
+        %jCol = arith.addi %j, %cap : i32
+        %cols = tile.load %cv[%jCol] mask %valid : tensor<4096xi32>
+        %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
+        %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
+        %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
+        %eq = arith.andi %valid, %isEq : tensor<4096xi1>
+        %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
+        %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
+        %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
+        %both = arith.ori %g32, %eHigh : tensor<4096xi32>
+        %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
+        %gOffT = tile.splat %gOff : tensor<4096xi32>
+        %eOffT = tile.splat %eOff : tensor<4096xi32>
+        %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
+        %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
+        %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
+        %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
+        %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
+        %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
+        %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
+        %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
+        %take = arith.ori %gt, %takeEq : tensor<4096xi1>
+        %skey = arith.xori %key, %signT : tensor<4096xi32>
+        %skey64 = arith.extsi %skey : tensor<4096xi32> to tensor<4096xi64>
+        %keyHigh = arith.shli %skey64, %l32T : tensor<4096xi64>
+        %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
+        %packed = arith.ori %keyHigh, %col64 : tensor<4096xi64>
+        tile.scatter_store %packed, %wv[%pos] mask %take
+            : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
+        %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
+        %chunkGt = arith.andi %chunkCounts, %low16 : i32
+        %chunkEq = arith.shrui %chunkCounts, %c16 : i32
+        %ng = arith.addi %gOff, %chunkGt : i32
+        %ne = arith.addi %eOff, %chunkEq : i32
+        scf.yield %ng, %ne : i32, i32
+      }
+      // Read back as slots after the fence: the program's own stores.
+      %back = scf.if %directOn -> (!slots2048) {
+        tile.fence
+        %wslots = tile.load %wv[0] pad -9223372036854775808 : !slots2048
+        scf.yield %wslots : !slots2048
+      } else {
+        scf.yield %noSlots : !slots2048
+      }
+      scf.yield %back : !slots2048
     }
-    // Slots: elements above the k-th key first, then the needed equal ones;
-    // one scan counts both (low and high 16 bits: a chunk has < 2^16).
-    %thrT = tile.splat %sel#0 : tensor<4096xi32>
-    %needT = tile.splat %sel#1 : tensor<4096xi32>
-    %aboveK = arith.subi %k, %sel#1 : i32
-    %aboveT = tile.splat %aboveK : tensor<4096xi32>
-    %low16T = tile.splat %low16 : tensor<4096xi32>
-    %c16T = tile.splat %c16 : tensor<4096xi32>
-    %signT = tile.splat %kmin : tensor<4096xi32>
-    %l32T = tile.splat %l32 : tensor<4096xi64>
-    %placed:2 = scf.for %j = %c0 to %count step %chunk
-        iter_args(%gOff = %c0, %eOff = %c0) -> (i32, i32) : i32 {
-      %jT = tile.splat %j : tensor<4096xi32>
-      %slots = arith.addi %lane, %jT : tensor<4096xi32>
-      %valid = arith.cmpi slt, %slots, %countT : tensor<4096xi32>
-      %key = tile.load %cv[%j] mask %valid : tensor<4096xi32>
-      %jCol = arith.addi %j, %cap : i32
-      %cols = tile.load %cv[%jCol] mask %valid : tensor<4096xi32>
-      %isAbove = arith.cmpi ugt, %key, %thrT : tensor<4096xi32>
-      %gt = arith.andi %valid, %isAbove : tensor<4096xi1>
-      %isEq = arith.cmpi eq, %key, %thrT : tensor<4096xi32>
-      %eq = arith.andi %valid, %isEq : tensor<4096xi1>
-      %g32 = arith.extui %gt : tensor<4096xi1> to tensor<4096xi32>
-      %e32 = arith.extui %eq : tensor<4096xi1> to tensor<4096xi32>
-      %eHigh = arith.shli %e32, %c16T : tensor<4096xi32>
-      %both = arith.ori %g32, %eHigh : tensor<4096xi32>
-      %before = tile.scan add %both along 0 exclusive : tensor<4096xi32>
-      %gOffT = tile.splat %gOff : tensor<4096xi32>
-      %eOffT = tile.splat %eOff : tensor<4096xi32>
-      %lowBefore = arith.andi %before, %low16T : tensor<4096xi32>
-      %gpos = arith.addi %lowBefore, %gOffT : tensor<4096xi32>
-      %highBefore = arith.shrui %before, %c16T : tensor<4096xi32>
-      %erank = arith.addi %highBefore, %eOffT : tensor<4096xi32>
-      %wanted = arith.cmpi slt, %erank, %needT : tensor<4096xi32>
-      %takeEq = arith.andi %eq, %wanted : tensor<4096xi1>
-      %epos = arith.addi %erank, %aboveT : tensor<4096xi32>
-      %pos = arith.select %gt, %gpos, %epos : tensor<4096xi1>, tensor<4096xi32>
-      %take = arith.ori %gt, %takeEq : tensor<4096xi1>
-      %skey = arith.xori %key, %signT : tensor<4096xi32>
-      %skey64 = arith.extsi %skey : tensor<4096xi32> to tensor<4096xi64>
-      %keyHigh = arith.shli %skey64, %l32T : tensor<4096xi64>
-      %col64 = arith.extui %cols : tensor<4096xi32> to tensor<4096xi64>
-      %packed = arith.ori %keyHigh, %col64 : tensor<4096xi64>
-      tile.scatter_store %packed, %wv[%pos] mask %take
-          : !tile.view<?xi64>[tensor<4096xi32>], tensor<4096xi64>
-      %chunkCounts = tile.reduce add %both along 0 : tensor<4096xi32>
-      %chunkGt = arith.andi %chunkCounts, %low16 : i32
-      %chunkEq = arith.shrui %chunkCounts, %c16 : i32
-      %ng = arith.addi %gOff, %chunkGt : i32
-      %ne = arith.addi %eOff, %chunkEq : i32
-      scf.yield %ng, %ne : i32, i32
+    scf.if %directOn {
+      // Sorted; the key back to float bits (the mapping is its own
+      // inverse), the column from the low word.
+      %sorted = tile.sort %slots along 0 descending : !slots2048
+      %c31S = tile.splat %c31 : !keys2048
+      %c1S = tile.splat %c1 : !keys2048
+      %sh = arith.shrui %sorted, %lkey : !slots2048
+      %sk = arith.trunci %sh : !slots2048 to !keys2048
+      %ksign = arith.shrsi %sk, %c31S : !keys2048
+      %kmag = arith.shrui %ksign, %c1S : !keys2048
+      %vbits = arith.xori %sk, %kmag : !keys2048
+      %vals = arith.bitcast %vbits : !keys2048 to tensor<2048xf32>
+      %ci = arith.trunci %sorted : !slots2048 to !keys2048
+      %ci64 = arith.extui %ci : !keys2048 to !slots2048
+      %valuesRow = tile.addptr %values, %wAt : !tile.ptr<f32>, i64
+      %indicesRow = tile.addptr %indices, %wAt : !tile.ptr<i64>, i64
+      %outV = tile.make_view %valuesRow[%k] strides[1] : !tile.view<?xf32>
+      %outI = tile.make_view %indicesRow[%k] strides[1] : !tile.view<?xi64>
+      tile.store %vals, %outV[0] : tensor<2048xf32>
+      tile.store %ci64, %outI[0] : !slots2048
     }
   }
   return

@@ -132,6 +132,7 @@ struct SortLowering : public OpConversionPattern<SortOp> {
     int64_t laneSpan = size * lanes, warpSpan = laneSpan * warps;
     bool descending = op.getDescending();
     bool isFloat = isa<FloatType>(cur[0].front().getType());
+    bool singleCompare = !isFloat && cur.size() == 1;
     auto c = [&](int64_t v) { return i32Const(b, loc, v); };
     // Whether x belongs before y in the sorted order.
     auto before = [&](Value x, Value y) -> Value {
@@ -242,10 +243,19 @@ struct SortLowering : public OpConversionPattern<SortOp> {
       }
       for (int64_t e = 0; e < numElements; ++e) {
         // The first of the pair takes the partner's key if it goes first,
-        // the second if it goes after.
+        // the second if it goes after. Integer keys with no payload need
+        // one comparison: the second takes the partner's key unless it
+        // goes first, which differs only for equal keys, and those are the
+        // same element (not so for a NaN, or for payloads).
         Value x = cur[0][e], y = others[0][e];
-        Value take = LLVM::SelectOp::create(b, loc, bitClear(coord[e], high),
-                                            before(y, x), before(x, y));
+        Value first = bitClear(coord[e], high);
+        Value take;
+        if (singleCompare)
+          take = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                      before(y, x), first);
+        else
+          take =
+              LLVM::SelectOp::create(b, loc, first, before(y, x), before(x, y));
         for (size_t array = 0; array < cur.size(); ++array)
           cur[array][e] = LLVM::SelectOp::create(b, loc, take, others[array][e],
                                                  cur[array][e]);

@@ -1,6 +1,7 @@
 #include "runtime/topk.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -26,6 +27,7 @@ namespace {
 
 constexpr char kModuleName[] = "topk";
 constexpr char kKernelName[] = "topk_f32";
+constexpr char kUnguessedKernelName[] = "topk_f32_unguessed";
 constexpr char kSplitKernelName[] = "topk_split_f32";
 // The split kernel at 128 registers: two programs per SM. It takes over
 // from 168 registers (one per SM) once the grid has more programs than the
@@ -123,6 +125,11 @@ constexpr int64_t kGuessMaxBlocks = 128;
 constexpr int64_t kGuessAimRank = 32, kGuessMinRank = 16;
 constexpr int64_t kGuessMaxBatch = 2048;
 constexpr int64_t kGuessedPassPrograms = 264, kGuessedPassMinBatch = 128;
+// topk_guess_select_f32's sort slots in its direct form (k <= kRowMaxK),
+// and how many standard deviations a direct plan's aim keeps from k and
+// from those slots.
+constexpr int64_t kDirectSortSlots = 2048;
+constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 2.0;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -367,17 +374,17 @@ int LongRowsGuessedPartLen(int64_t batch, int64_t n) {
 absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                           float *values, int64_t *indices, CUstream stream) {
   absl::StatusOr<std::vector<const Kernel *>> kernels = GetKernels(
-      device,
-      {kHistKernelName, kGatherKernelName, kCollectKernelName,
-       kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
-       kGuessGatherKernelName, kGuessSelectKernelName, kSortShortKernelName});
+      device, {kHistKernelName, kGatherKernelName, kCollectKernelName,
+               kSortChunksKernelName, kMergeKernelName, kGuessKernelName,
+               kGuessGatherKernelName, kGuessSelectKernelName,
+               kSortShortKernelName, kUnguessedKernelName});
   if (!kernels.ok())
     return kernels.status();
   const Kernel &hist = *(*kernels)[0], &gather = *(*kernels)[1],
                &collect = *(*kernels)[2], &sort = *(*kernels)[3],
                &merge = *(*kernels)[4], &sample = *(*kernels)[5],
                &guessGather = *(*kernels)[6], &guessSelect = *(*kernels)[7],
-               &sortShort = *(*kernels)[8];
+               &sortShort = *(*kernels)[8], &unguessed = *(*kernels)[9];
   absl::StatusOr<const Driver *> driver = Driver::Get();
   if (!driver.ok())
     return driver.status();
@@ -428,15 +435,30 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
               TILEC_RETURN_IF_ERROR(
                   guessGather.Launch({guessParts, uint32_t(batch), 1},
                                      gatherArgs, stream, PointerCheck::kSkip));
-              const KernelArg selectArgs[] = {KernelArg::DevicePtr(state),
-                                              KernelArg::DevicePtr(cand),
-                                              KernelArg::DevicePtr(buffers[0]),
-                                              KernelArg::I32(batch),
-                                              KernelArg::I32(k),
-                                              KernelArg::I32(cap)};
+              const KernelArg selectArgs[] = {
+                  KernelArg::DevicePtr(state),
+                  KernelArg::DevicePtr(cand),
+                  KernelArg::DevicePtr(buffers[0]),
+                  KernelArg::Ptr(values),
+                  KernelArg::Ptr(indices),
+                  KernelArg::I32(batch),
+                  KernelArg::I32(k),
+                  KernelArg::I32(cap),
+                  KernelArg::I32(guess.direct ? 1 : 0)};
               TILEC_RETURN_IF_ERROR(guessSelect.Launch({uint32_t(batch), 1, 1},
                                                        selectArgs, stream,
                                                        PointerCheck::kSkip));
+              // Direct: the select wrote every row whose guess held; one
+              // program per row computes the rest from the row.
+              if (guess.direct) {
+                const KernelArg rowArgs[] = {
+                    KernelArg::Ptr(x),           KernelArg::Ptr(values),
+                    KernelArg::Ptr(indices),     KernelArg::I32(batch),
+                    KernelArg::I32(n),           KernelArg::I32(k),
+                    KernelArg::DevicePtr(state), KernelArg::I32(cap)};
+                return unguessed.Launch({uint32_t(batch), 1, 1}, rowArgs,
+                                        stream, PointerCheck::kSkip);
+              }
             }
             const int guessOn = guess.blocks > 0 ? 1 : 0;
             const Dim3 grid = {parts, uint32_t(batch), 1};
@@ -541,16 +563,46 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
   const int64_t cap = LongRowsCandidates(n, k);
   if (cap == 0 || batch * n < kGuessMinElements || 4 * k > cap)
     return plan;
-  // Candidates aimed at: 4k, at most half the slots (at least 2k).
-  const int64_t target = std::min(4 * k, cap / 2);
-  // Runs enough for the aimed rank, in whole tiles of 16, within the row.
-  const int64_t wanted = (kGuessAimRank * n + target * kGuessBlockLen - 1) /
-                         (target * kGuessBlockLen);
-  int64_t blocks = (wanted + kGuessBlocksPerTile - 1) / kGuessBlocksPerTile *
-                   kGuessBlocksPerTile;
-  blocks = std::min(
-      {blocks, kGuessMaxBlocks,
-       n / kGuessBlockLen / kGuessBlocksPerTile * kGuessBlocksPerTile});
+  const bool direct = batch >= kGuessedPassMinBatch && k <= kRowMaxK;
+  // The most runs of the sample: whole tiles of 16, within the row.
+  const int64_t maxBlocks =
+      std::min(kGuessMaxBlocks,
+               n / kGuessBlockLen / kGuessBlocksPerTile * kGuessBlocksPerTile);
+  // Runs enough for `rank` (at least) of `target` candidates, whole tiles.
+  auto blocksFor = [&](int64_t rank, int64_t target) {
+    const int64_t wanted =
+        (rank * n + target * kGuessBlockLen - 1) / (target * kGuessBlockLen);
+    return (wanted + kGuessBlocksPerTile - 1) / kGuessBlocksPerTile *
+           kGuessBlocksPerTile;
+  };
+  // Candidates aimed at: 4k, at most half the slots (at least 2k); direct
+  // plans aim where the select's sort holds them all (at most
+  // kDirectSortSlots) when the sample is large enough. A sample rank r
+  // puts the count within about 1/sqrt(r) of the aim (relative standard
+  // deviation): the aim t is k five deviations above (a row with fewer
+  // than k is computed again from the row), and at least two below the
+  // slots (more only take the select's slower branch). Of the aims that
+  // allow, the one needing the fewest runs.
+  int64_t target = std::min(4 * k, cap / 2);
+  int64_t aimRank = kGuessAimRank;
+  if (direct) {
+    int64_t bestBlocks = maxBlocks + 1;
+    for (int64_t t = k + 1; t < kDirectSortSlots; t += 8) {
+      const double below = kGuessDeviationsBelow * double(t) / double(t - k),
+                   above = kGuessDeviationsAbove * double(t) /
+                           double(kDirectSortSlots - t);
+      const int64_t r = std::max<int64_t>(
+          kGuessAimRank,
+          int64_t(std::ceil(std::max(below * below, above * above))));
+      const int64_t tBlocks = blocksFor(r, t);
+      if (tBlocks < bestBlocks) {
+        bestBlocks = tBlocks;
+        target = t;
+        aimRank = r;
+      }
+    }
+  }
+  const int64_t blocks = std::min(blocksFor(aimRank, target), maxBlocks);
   if (blocks == 0)
     return plan;
   const int64_t rank = target * blocks * kGuessBlockLen / n;
@@ -559,6 +611,7 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
   plan.blocks = int(blocks);
   plan.step = int(n / blocks);
   plan.rank = int(rank);
+  plan.direct = direct;
   return plan;
 }
 
@@ -660,9 +713,12 @@ absl::Status TopK(const TensorRef &x, int64_t k, const TensorRef &values,
                               KernelArg::I32(n)};
     return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
   }
+  // topk_f32: no guessed start ahead of it, so no state; it reads none,
+  // and x's address stands in (the launch refuses null pointers).
   const KernelArg args[] = {KernelArg::Ptr(in),  KernelArg::Ptr(out),
                             KernelArg::Ptr(idx), KernelArg::I32(batch),
-                            KernelArg::I32(n),   KernelArg::I32(int(k))};
+                            KernelArg::I32(n),   KernelArg::I32(int(k)),
+                            KernelArg::Ptr(in),  KernelArg::I32(0)};
   return (*kernel)->Launch(grid, args, stream, PointerCheck::kSkip);
 }
 

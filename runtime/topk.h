@@ -70,8 +70,15 @@ int LongRowsCandidates(int64_t n, int64_t k);
 // 4k candidates (at most half the slots) with a rank of at least 32 where
 // 128 runs allow it; `blocks` is 0 where the path is not taken (inputs
 // under 2^22 elements, k above a quarter of the slots, a rank under 16).
+// `direct` (from 128 rows, k <= 2048): topk_guess_select_f32 writes the
+// rows whose guess held and topk_f32_unguessed computes the others, in
+// place of the radix passes, the collection and the sort. Direct plans aim
+// at max(1.5k, 1024) candidates instead where a sample of at most 128 runs
+// puts both k and 2048 five standard deviations from that aim, so that the
+// select sorts the candidates as they are.
 struct LongRowsGuessPlan {
   int blocks = 0, step = 0, rank = 0;
+  bool direct = false;
 };
 LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k);
 

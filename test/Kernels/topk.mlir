@@ -16,6 +16,15 @@
 // shared buffer in a cluster (mapa, st.shared::cluster, the cluster
 // barrier), else an acquire-release fence between barriers around the
 // ticket's global atomic.
+// The one-program-per-row kernel, and its instance behind the direct
+// guessed start, which first reads its row's candidate count (word 6163
+// of the row's state, byte 24652) and computes the row only if the guess
+// failed.
+// CHECK-LABEL: .entry topk_f32(
+// CHECK-NOT: +24652]
+// CHECK-LABEL: .entry topk_f32_unguessed(
+// CHECK: ld.global.b32 {{.*}}+24652];
+// CHECK: ld.global.v4.b32
 // CHECK-LABEL: .entry topk_split_f32(
 // CHECK: .reqntid 256, 1, 1
 // CHECK-DAG: ld.global.v4.b32
@@ -164,6 +173,10 @@
 // CHECK: st.global.b32
 // CHECK-LABEL: .entry topk_guess_select_f32(
 // CHECK: st.global.b32
+// In its direct form the select reads back its collection after a fence
+// (more candidates than the sort's slots), then sorts and stores the row.
+// CHECK: fence.acq_rel.gpu;
+// CHECK: shfl.sync.bfly.b32
 
 // META: "name": "topk_select_f32"
 // META: "name": "work"
@@ -185,6 +198,8 @@
 // META: "name": "rank"
 // META: "name": "topk_guess_gather_f32"
 // META: "name": "topk_guess_select_f32"
+// META: "name": "values"
+// META: "name": "direct"
 
 // The kernels assemble without spills.
 // PTXAS-NOT: {{[1-9][0-9]*}} bytes spill

@@ -7,9 +7,12 @@
 // shfl.bfly (two 32-bit halves per key), with no scratch and no barrier.
 // 15 steps: each merge level starts with the mirror partner (lane xor
 // 1, 3, 7, 15, 31), then halves (8, 4, 2, 1).
+// With a payload, each lane step chooses between the two comparisons
+// (equal keys may carry different payloads).
 // CHECK-LABEL: llvm.func @sort_rows
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.shfl.sync bfly
+// CHECK: llvm.select {{.*}} : i1, i1
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 // PTX-LABEL: .entry sort_rows
@@ -32,6 +35,47 @@ func.func @sort_rows(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>) attributes {tile.ke
   %sk, %sx = tile.sort %k, %x along 1 descending : tensor<8x32xi64>, tensor<8x32xi32>
   tile.store %sk, %v[%c0, %c0] : tensor<8x32xi64>, !tile.view<?x?xi64>
   tile.store %sx, %w[%c0, %c0] : tensor<8x32xi32>, !tile.view<?x?xi32>
+  return
+}
+
+// Integer keys alone: one comparison per lane step. The second of a pair
+// takes the partner's key unless that goes first; they differ only for
+// equal keys, which are the same element.
+// CHECK-LABEL: llvm.func @sort_keys_only
+// CHECK-NOT: llvm.select {{.*}} : i1, i1
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: llvm.icmp "eq" {{.*}} : i1
+// CHECK-NOT: llvm.select {{.*}} : i1, i1
+// CHECK: llvm.return
+// PTX-LABEL: .entry sort_keys_only
+// PTX: shfl.sync.bfly.b32
+// PTX: ret;
+func.func @sort_keys_only(%p: !tile.ptr<i64>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %c8 = arith.constant 8 : i32
+  %v = tile.make_view %p[%c8, %c32] strides[%c32, %c1] : !tile.ptr<i64> -> !tile.view<?x?xi64>
+  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xi64> -> tensor<8x32xi64>
+  %s = tile.sort %k along 1 descending : tensor<8x32xi64>
+  tile.store %s, %v[%c0, %c0] : tensor<8x32xi64>, !tile.view<?x?xi64>
+  return
+}
+
+// Float keys alone keep both comparisons: with a NaN neither goes first.
+// CHECK-LABEL: llvm.func @sort_float_keys
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: llvm.select {{.*}} : i1, i1
+// CHECK: llvm.return
+func.func @sort_float_keys(%p: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %c8 = arith.constant 8 : i32
+  %v = tile.make_view %p[%c8, %c32] strides[%c32, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %k = tile.load %v[%c0, %c0] : !tile.view<?x?xf32> -> tensor<8x32xf32>
+  %s = tile.sort %k along 1 : tensor<8x32xf32>
+  tile.store %s, %v[%c0, %c0] : tensor<8x32xf32>, !tile.view<?x?xf32>
   return
 }
 

@@ -1,9 +1,9 @@
 // tile.sort on the GPU: the kernels of kernels/sort_networks.mlir (the
 // exchange network with one, two or eight elements per thread and over
-// rows, a merge of sorted runs, and the scratch network for a replicated
-// and for a large tile) sort random keys with many duplicates; keys must come
-// out ordered and every (key, payload) pair must survive. Skips when no CUDA
-// device is present.
+// rows, keys alone, a merge of sorted runs, and the scratch network for a
+// replicated and for a large tile) sort random keys with many duplicates;
+// keys must come out ordered and every (key, payload) pair must survive. Skips
+// when no CUDA device is present.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -30,10 +30,12 @@ protected:
   // Sorts `rows` rows of keys (with payload 0..n-1 per element) with
   // kernel `name` and checks each row's order under `before`.
   // `runs` > 1: each run of that many keys is first sorted by `before`.
+  // `keysOnly`: the kernel sorts the keys alone and leaves the payload.
   template <typename Key, typename Payload>
   void Check(const char *name, int rows, int n,
              std::function<Key(std::mt19937 &)> draw,
-             std::function<bool(Key, Key)> before, int runs = 1) {
+             std::function<bool(Key, Key)> before, int runs = 1,
+             bool keysOnly = false) {
     absl::StatusOr<const Kernel *> kernel = module_->GetKernel(name);
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     std::mt19937 rng(7 + n);
@@ -74,8 +76,8 @@ protected:
               << name << " row " << r << ": position " << i << " out of order";
         std::vector<std::pair<Key, Payload>> want, got;
         for (int i = 0; i < n; ++i) {
-          want.push_back({keys[at + i], payload[at + i]});
-          got.push_back({gotKeys[at + i], gotPayload[at + i]});
+          want.push_back({keys[at + i], keysOnly ? 0 : payload[at + i]});
+          got.push_back({gotKeys[at + i], keysOnly ? 0 : gotPayload[at + i]});
         }
         std::sort(want.begin(), want.end());
         std::sort(got.begin(), got.end());
@@ -94,6 +96,18 @@ TEST_F(SortGpuTest, Flat256Descending) {
         return (int64_t(int32_t(rng() % 7) - 3) << 32) | (rng() % 64);
       },
       [](int64_t a, int64_t b) { return a > b; });
+}
+
+// Keys alone take one comparison per lane step: every key must survive,
+// with many equal ones.
+TEST_F(SortGpuTest, KeysOnly2048Descending) {
+  Check<int64_t, int32_t>(
+      "sort_keys_2048", 1, 2048,
+      [](std::mt19937 &rng) {
+        return (int64_t(int32_t(rng() % 5) - 2) << 32) | (rng() % 3);
+      },
+      [](int64_t a, int64_t b) { return a > b; }, /*runs=*/1,
+      /*keysOnly=*/true);
 }
 
 TEST_F(SortGpuTest, Repeats512Descending) {

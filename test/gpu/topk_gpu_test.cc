@@ -45,7 +45,8 @@ struct Case {
     kUlps,
     kBucket,
     kSampledHigh,
-    kSampledLow
+    kSampledLow,
+    kSampledMixed
   } kind;
   float scale;
   // Rows checked against the reference: all when false; else the first
@@ -130,17 +131,23 @@ std::vector<float> MakeInput(const Case &c) {
       break;
     }
     case Case::kSampledHigh:
-    case Case::kSampledLow: {
+    case Case::kSampledLow:
+    case Case::kSampledMixed: {
       // Normal values, but the columns the long-rows path samples for its
       // guessed threshold (LongRowsGuess) are 100 above or below all the
       // others: the guess then lets too few or too many candidates through
-      // and the row must take the unguessed passes.
+      // and the row must take the unguessed passes. Mixed: a third of the
+      // rows each way, a third unshifted (their guess holds).
       const LongRowsGuessPlan plan = LongRowsGuess(c.batch, c.n, c.k);
       if (plan.blocks == 0)
         ADD_FAILURE() << c.name << " does not take the guessed path";
       for (int i = 0; i < c.n; ++i)
         row[i] = normal(rng);
-      const float shift = c.kind == Case::kSampledHigh ? 100.0f : -100.0f;
+      const float shift = c.kind == Case::kSampledHigh  ? 100.0f
+                          : c.kind == Case::kSampledLow ? -100.0f
+                          : r % 3 == 0                  ? 0.0f
+                          : r % 3 == 1                  ? 100.0f
+                                                        : -100.0f;
       for (int b = 0; b < plan.blocks; ++b)
         for (int i = 0; i < 256; ++i)
           row[int64_t(b) * plan.step + i] += shift;
@@ -403,6 +410,21 @@ INSTANTIATE_TEST_SUITE_P(
         // (kGuessedPassMinBatch) and take fewer from 128 up.
         Case{"guess_batch127_missed", 127, 40000, 100, Case::kSampledLow, 1.0f},
         Case{"guess_batch128_missed", 128, 40000, 100, Case::kSampledLow, 1.0f},
+        // From 128 rows with k <= 2048 the guessed start is direct: the
+        // select writes the rows whose guess held, sorting at most 2048
+        // candidates as they are (k <= 1365 aims there) or selecting and
+        // collecting more (k = 2000, 2048; ascending rows, whose sampled
+        // runs hold no column of the top k), and topk_f32_unguessed
+        // computes the rest (sampled runs shifted, many ties).
+        Case{"direct_k1024", 128, 65536, 1024, Case::kRandn, 1.0f},
+        Case{"direct_k1025", 128, 65536, 1025, Case::kSpecials, 1.0f},
+        Case{"direct_k2048", 130, 65536, 2048, Case::kRandn, 1.0f},
+        Case{"direct_mixed", 129, 40000, 700, Case::kSampledMixed, 1.0f},
+        Case{"direct_mixed_k2000", 128, 40000, 2000, Case::kSampledMixed, 1.0f},
+        Case{"direct_few_values", 128, 65536, 1000, Case::kFewValues, 1.0f},
+        Case{"direct_ascending", 128, 65536, 100, Case::kAscending, 1.0f},
+        // Missed rows through topk_f32_unguessed's 64 slots.
+        Case{"direct_k64_missed", 128, 270000, 64, Case::kSampledLow, 1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
@@ -479,8 +501,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // The 64 slots of topk_f32 (k <= 64 beyond the split path's 4096
         // candidates, more rows than the long-rows path takes unguessed,
-        // a sample rank of 13: unguessed), specials.
-        Case{"row_k64_specials", 257, 600001, 64, Case::kSpecials, 1.0f},
+        // a sample rank of 5: unguessed), specials; 600001 columns take
+        // the direct guessed start.
+        Case{"row_k64_specials", 257, 1600000, 64, Case::kSpecials, 1.0f},
+        Case{"direct_k64_specials", 257, 600001, 64, Case::kSpecials, 1.0f},
         // The guessed long-rows path's most rows, 2048 | 2049.
         Case{"guess_batch2048", 2048, 32769, 100, Case::kRandn, 1.0f},
         Case{"row_batch2049_guessable", 2049, 32769, 100, Case::kRandn, 1.0f},

@@ -70,9 +70,12 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(1, 4096 * 64, 64), TopKStrategy::kSplit);
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
   // More than 256 rows take the long-rows path only where its guessed
-  // start applies: not at k = 64 of 600001 columns (sample rank 13).
+  // start applies: at k = 64 of 600001 columns (about 1200 candidates
+  // aimed at, sample rank 32), not of 1600000 (rank 32 of at most 1510
+  // would take 133 runs; 256 aimed at, rank 5).
   EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
-  EXPECT_EQ(Choose(257, 600001, 64), TopKStrategy::kRow);
+  EXPECT_EQ(Choose(257, 600001, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(Choose(257, 1600000, 64), TopKStrategy::kRow);
   EXPECT_EQ(Choose(64, 4096 * 16, 65), TopKStrategy::kLongRows);
   // Few long rows: n >= 32000 and batch <= 256, any k.
   EXPECT_EQ(Choose(2, 31999, 100), TopKStrategy::kRow);
@@ -124,12 +127,13 @@ TEST(TopKStrategyTest, LongRowsCandidateSlots) {
 }
 
 TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
-  // 256 x 131072, k = 1024: 4096 candidates aimed at, 16 runs of 256
+  // 64 x 131072, k = 1024: 4096 candidates aimed at, 16 runs of 256
   // (rank 32 needs only 4), 8192 columns apart; rank 128 of 4096.
-  LongRowsGuessPlan plan = LongRowsGuess(256, 131072, 1024);
+  LongRowsGuessPlan plan = LongRowsGuess(64, 131072, 1024);
   EXPECT_EQ(plan.blocks, 16);
   EXPECT_EQ(plan.step, 8192);
   EXPECT_EQ(plan.rank, 128);
+  EXPECT_FALSE(plan.direct);
   // 64 x 10^6, k = 256: 1024 aimed at; rank 32 needs 123 runs -> 128.
   plan = LongRowsGuess(64, 1000000, 256);
   EXPECT_EQ(plan.blocks, 128);
@@ -147,6 +151,35 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
   EXPECT_EQ(LongRowsGuess(1024, 32768, 100).blocks, 0);
   // 5 x 10^6, k = 65: rank 32 would need 481 runs; 128 give rank 8.
   EXPECT_EQ(LongRowsGuess(5, 1000000, 65).blocks, 0);
+}
+
+TEST(TopKStrategy, DirectGuessAimsAtTheSelectSort) {
+  // From 128 rows, k <= 2048: direct. 256 x 131072, k = 1024: the aim
+  // needing the fewest runs is 1697 candidates, with k five deviations
+  // below (rank 145) and 2048 two above: 43 runs -> 48, rank 159.
+  LongRowsGuessPlan plan = LongRowsGuess(256, 131072, 1024);
+  EXPECT_TRUE(plan.direct);
+  EXPECT_EQ(plan.blocks, 48);
+  EXPECT_EQ(plan.step, 2730);
+  EXPECT_EQ(plan.rank, 159);
+  EXPECT_FALSE(LongRowsGuess(127, 131072, 1024).direct);
+  // k = 64: rank 32 suffices; 16 runs.
+  plan = LongRowsGuess(256, 131072, 64);
+  EXPECT_TRUE(plan.direct);
+  EXPECT_EQ(plan.blocks, 16);
+  EXPECT_EQ(plan.rank, 32);
+  // Rows of 10^6 would need 336 runs for k = 1024 within the slots: 4k
+  // aimed at, as other plans (the select then selects and collects).
+  plan = LongRowsGuess(256, 1000000, 1024);
+  EXPECT_TRUE(plan.direct);
+  EXPECT_EQ(plan.blocks, 32);
+  EXPECT_EQ(plan.rank, 33);
+  // k = 2048: no aim below the slots; 4k. k = 2049: not direct.
+  plan = LongRowsGuess(256, 131072, 2048);
+  EXPECT_TRUE(plan.direct);
+  EXPECT_EQ(plan.blocks, 16);
+  EXPECT_EQ(plan.rank, 256);
+  EXPECT_FALSE(LongRowsGuess(256, 131072, 2049).direct);
 }
 
 TEST(TopKStrategyTest, Names) {

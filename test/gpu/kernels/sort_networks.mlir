@@ -41,6 +41,20 @@ func.func @sort_2048(%p: !tile.ptr<i32>, %q: !tile.ptr<f32>)
   return
 }
 
+// Keys alone (one comparison per lane step), 2048 i64 over 8 warps,
+// descending; the payload is not touched.
+func.func @sort_keys_2048(%p: !tile.ptr<i64>, %q: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %n = arith.constant 2048 : i32
+  %v = tile.make_view %p[%n] strides[%c1] : !tile.ptr<i64> -> !tile.view<?xi64>
+  %k = tile.load %v[%c0] : tensor<2048xi64>
+  %s = tile.sort %k along 0 descending : tensor<2048xi64>
+  tile.store %s, %v[%c0] : tensor<2048xi64>
+  return
+}
+
 // Exchange network over rows: 4 rows of 256 f32 keys, each row spread over
 // 4 warps, sorted along dimension 1, descending.
 func.func @sort_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>)
