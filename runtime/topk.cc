@@ -129,7 +129,7 @@ constexpr int64_t kGuessedPassPrograms = 264, kGuessedPassMinBatch = 128;
 // and how many standard deviations a direct plan's aim keeps from k and
 // from those slots.
 constexpr int64_t kDirectSortSlots = 2048;
-constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 2.0;
+constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 4.0;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it

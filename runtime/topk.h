@@ -73,9 +73,9 @@ int LongRowsCandidates(int64_t n, int64_t k);
 // `direct` (from 128 rows, k <= 2048): topk_guess_select_f32 writes the
 // rows whose guess held and topk_f32_unguessed computes the others, in
 // place of the radix passes, the collection and the sort. Direct plans aim
-// at max(1.5k, 1024) candidates instead where a sample of at most 128 runs
-// puts both k and 2048 five standard deviations from that aim, so that the
-// select sorts the candidates as they are.
+// instead, where a sample of at most 128 runs allows, at a count that lies
+// five standard deviations above k and a few below 2048 (the select then
+// sorts the candidates as they are), the aim needing the fewest runs.
 struct LongRowsGuessPlan {
   int blocks = 0, step = 0, rank = 0;
   bool direct = false;

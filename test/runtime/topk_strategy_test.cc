@@ -71,8 +71,9 @@ TEST(TopKStrategyTest, ThresholdsAboveShortRows) {
   EXPECT_EQ(Choose(1, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
   // More than 256 rows take the long-rows path only where its guessed
   // start applies: at k = 64 of 600001 columns (about 1200 candidates
-  // aimed at, sample rank 32), not of 1600000 (rank 32 of at most 1510
-  // would take 133 runs; 256 aimed at, rank 5).
+  // aimed at, sample rank 32), not of 1600000 (rank 32 of any aim four
+  // deviations below 2048 would take more than 128 runs; 256 aimed at,
+  // rank 5).
   EXPECT_EQ(Choose(257, 4096 * 64 + 1, 64), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(257, 600001, 64), TopKStrategy::kLongRows);
   EXPECT_EQ(Choose(257, 1600000, 64), TopKStrategy::kRow);
@@ -155,20 +156,20 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
 
 TEST(TopKStrategy, DirectGuessAimsAtTheSelectSort) {
   // From 128 rows, k <= 2048: direct. 256 x 131072, k = 1024: the aim
-  // needing the fewest runs is 1697 candidates, with k five deviations
-  // below (rank 145) and 2048 two above: 43 runs -> 48, rank 159.
+  // needing the fewest runs is 1593 candidates, with k five deviations
+  // below and 2048 four above (rank 197): 64 runs, rank 199.
   LongRowsGuessPlan plan = LongRowsGuess(256, 131072, 1024);
   EXPECT_TRUE(plan.direct);
-  EXPECT_EQ(plan.blocks, 48);
-  EXPECT_EQ(plan.step, 2730);
-  EXPECT_EQ(plan.rank, 159);
+  EXPECT_EQ(plan.blocks, 64);
+  EXPECT_EQ(plan.step, 2048);
+  EXPECT_EQ(plan.rank, 199);
   EXPECT_FALSE(LongRowsGuess(127, 131072, 1024).direct);
   // k = 64: rank 32 suffices; 16 runs.
   plan = LongRowsGuess(256, 131072, 64);
   EXPECT_TRUE(plan.direct);
   EXPECT_EQ(plan.blocks, 16);
   EXPECT_EQ(plan.rank, 32);
-  // Rows of 10^6 would need 336 runs for k = 1024 within the slots: 4k
+  // Rows of 10^6 would need 493 runs for k = 1024 within the slots: 4k
   // aimed at, as other plans (the select then selects and collects).
   plan = LongRowsGuess(256, 1000000, 1024);
   EXPECT_TRUE(plan.direct);
