@@ -425,6 +425,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"direct_ascending", 128, 65536, 100, Case::kAscending, 1.0f},
         // Missed rows through topk_f32_unguessed's 64 slots.
         Case{"direct_k64_missed", 128, 270000, 64, Case::kSampledLow, 1.0f},
+        // k = 2049 at 128 rows: guessed, not direct (the passes behind
+        // the select, as below 128 rows).
+        Case{"guess_batch128_k2049", 128, 65536, 2049, Case::kRandn, 1.0f},
+        Case{"guess_batch128_k2049_missed", 128, 65536, 2049,
+             Case::kSampledMixed, 1.0f},
         Case{"large_batch257", 257, 65536, 2100, Case::kRandn, 1.0f},
         // The long-rows path: a million columns, k = n, ties, specials,
         // constant rows, signed zeros, subnormals.
