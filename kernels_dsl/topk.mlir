@@ -2623,9 +2623,9 @@ func.func @topk_guess_gather_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
 //     writes them), for topk_sort_chunks and topk_merge_f32; topk_hist_f32
 //     and topk_collect_f32 then skip the row.
 //   - `direct` 1 (k <= 2048): the row's result, sorted, into `values` and
-//     `indices`. At most 2048 candidates (the runtime aims the guess at
-//     about 1.5k when its sample allows) are sorted as they are, with no
-//     select; more take the select and the collection into `work`, which
+//     `indices`. At most 2048 candidates (the runtime aims the guess
+//     below 2048 when its sample allows: LongRowsGuess) are sorted as
+//     they are, with no select; more take the select and the collection into `work`, which
 //     the program reads back after a fence. topk_f32 then skips the row
 //     and computes only the rows whose guess failed.
 //   80 registers (no spills) fit three programs per SM against two at
