@@ -2625,9 +2625,10 @@ func.func @topk_guess_gather_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
 //   - `direct` 1 (k <= 2048): the row's result, sorted, into `values` and
 //     `indices`. At most 2048 candidates (the runtime aims the guess
 //     below 2048 when its sample allows: LongRowsGuess) are sorted as
-//     they are, with no select; more take the select and the collection into `work`, which
-//     the program reads back after a fence. topk_f32 then skips the row
-//     and computes only the rows whose guess failed.
+//     they are, with no select; more take the select and the collection
+//     into `work`, which the program reads back after a fence.
+//     topk_f32_unguessed then skips the row and computes only the rows
+//     whose guess failed.
 //   80 registers (no spills) fit three programs per SM against two at
 //   ptxas's 111: on an H100, 1024 and 2048 rows of 131072 took 0.96-0.98
 //   of the time, 128 and 256 rows 1.00-1.02 (bench/RESULTS.md).

@@ -579,10 +579,11 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
   // plans aim where the select's sort holds them all (at most
   // kDirectSortSlots) when the sample is large enough. A sample rank r
   // puts the count within about 1/sqrt(r) of the aim (relative standard
-  // deviation): the aim t is k five deviations above (a row with fewer
-  // than k is computed again from the row), and at least two below the
-  // slots (more only take the select's slower branch). Of the aims that
-  // allow, the one needing the fewest runs.
+  // deviation): the aim t lies kGuessDeviationsBelow deviations above k (a
+  // row with fewer than k is computed again from the row) and
+  // kGuessDeviationsAbove below the slots (a row with more takes the
+  // select's slower branch, which sets the kernel's time). Of the aims
+  // that allow, the one needing the fewest runs.
   int64_t target = std::min(4 * k, cap / 2);
   int64_t aimRank = kGuessAimRank;
   if (direct) {
