@@ -415,13 +415,15 @@ absl::Status TopKLongRows(int device, const float *x, int batch, int n, int k,
                                                     stream),
                   "cuMemsetD32Async"));
             } else {
-              const KernelArg sampleArgs[] = {KernelArg::Ptr(x),
-                                              KernelArg::DevicePtr(state),
-                                              KernelArg::I32(batch),
-                                              KernelArg::I32(n),
-                                              KernelArg::I32(guess.blocks),
-                                              KernelArg::I32(guess.step),
-                                              KernelArg::I32(guess.rank)};
+              const KernelArg sampleArgs[] = {
+                  KernelArg::Ptr(x),
+                  KernelArg::DevicePtr(state),
+                  KernelArg::I32(batch),
+                  KernelArg::I32(n),
+                  KernelArg::I32(guess.blocks),
+                  KernelArg::I32(guess.step),
+                  KernelArg::I32(guess.rank),
+                  KernelArg::I32(guess.direct ? 0 : 1)};
               TILEC_RETURN_IF_ERROR(sample.Launch({uint32_t(batch), 1, 1},
                                                   sampleArgs, stream,
                                                   PointerCheck::kSkip));
