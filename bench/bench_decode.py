@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 
 import tilec
+from kernel_variants import variant_files
 from timing import l2_flusher, time_median
 
 DECK = [(8, 32, 8, 128, 1024), (32, 32, 8, 128, 2048), (4, 64, 8, 128, 4096),
@@ -99,12 +100,8 @@ def module(variant):
 
 
 def variants():
-    result = {}
-    for spec in filter(None, os.environ.get("TILEC_DECODE_VARIANTS",
-                                            "").split(";")):
-        name, files = spec.split("=")
-        result[name] = files.split(",")
-    return result
+    return {name: (ptx, meta)
+            for name, ptx, meta in variant_files("TILEC_DECODE_VARIANTS")}
 
 
 def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):

@@ -15,6 +15,7 @@ import sys
 import torch
 
 import tilec
+from kernel_variants import variant_modules
 from timing import l2_flusher, time_median
 
 SHAPES = [(4096, 8192), (4096, 4096), (8192, 1000), (16384, 256),
@@ -53,10 +54,7 @@ def main():
     variants = {"tilec": None}  # the runtime's entry point, embedded kernels
     # Extra builds of the same source to compare, e.g. other warp counts:
     # TILEC_SOFTMAX_VARIANTS="w16=a.ptx,a.json;w4=b.ptx,b.json"
-    for spec in filter(None, os.environ.get("TILEC_SOFTMAX_VARIANTS",
-                                            "").split(";")):
-        name, files = spec.split("=")
-        variants[name] = tilec.Module.from_files(*files.split(","))
+    variants.update(variant_modules("TILEC_SOFTMAX_VARIANTS"))
     ceiling = copy_ceiling(flush)
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling: "
           f"{ceiling:.2f} TB/s (read+write)")

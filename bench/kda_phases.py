@@ -23,12 +23,12 @@ records on the same inputs, and their kda_chain and kda_chain_bf16 on
 the embedded records, checked against the embedded chain's output.
 """
 import argparse
-import os
 import sys
 
 import torch
 
 import tilec
+from kernel_variants import variant_modules
 from timing import l2_flusher, time_median
 
 CHUNK = 64
@@ -130,13 +130,7 @@ def recurrence(q, k, v, g, beta, scale):
 
 def prep_variants(suffix):
     """(name, module) of each build in TILEC_KDA_VARIANTS."""
-    result = []
-    for spec in filter(None, os.environ.get("TILEC_KDA_VARIANTS",
-                                            "").split(";")):
-        name, files = spec.split("=")
-        ptx, meta = files.split(",")
-        result.append((name, tilec.Module.from_files(ptx, meta)))
-    return result
+    return variant_modules("TILEC_KDA_VARIANTS")
 
 
 def time_phases(d=128):

@@ -1,4 +1,5 @@
-"""What the *_variants.py builders share: each variant of a kernels_dsl file
+"""What the *_variants.py builders and the benchmarks that time their
+output share. Builders: each variant of a kernels_dsl file
 written to OUTDIR/NAME.mlir and compiled with emit-ptx (EMIT_PTX, default
 build/bin/emit-ptx; target TARGET, default sm_90a) to OUTDIR/NAME.ptx and
 OUTDIR/NAME.json; the last line printed names them all as
@@ -52,3 +53,21 @@ def build(kernel_file, usage, default, make):
         names.append(f"{name}={ptx},{meta}")
         print(f"{name}: {description(ptx, target)} -> {ptx}")
     print(";".join(names))
+
+
+def variant_files(env):
+    """(name, ptx, json) of each variant the environment variable `env`
+    names, as "NAME=a.ptx,a.json;..." (what build() prints last)."""
+    found = []
+    for spec in filter(None, os.environ.get(env, "").split(";")):
+        name, files = spec.split("=")
+        ptx, meta = files.split(",")
+        found.append((name, ptx, meta))
+    return found
+
+
+def variant_modules(env):
+    """(name, loaded tilec.Module) of each variant `env` names."""
+    import tilec  # the builders run without the runtime library
+    return [(name, tilec.Module.from_files(ptx, meta))
+            for name, ptx, meta in variant_files(env)]

@@ -19,6 +19,7 @@ import sys
 import torch
 
 import tilec
+from kernel_variants import variant_modules
 from timing import l2_flusher, time_median
 
 STATE_WORDS, GUESS_AT, COUNT_AT = 6176, 6160, 6163
@@ -49,12 +50,8 @@ def embedded_columns():
 def kernels():
     found = [("embedded", embedded_columns(),
               tilec.Module.embedded("topk").kernel("topk_guess_gather_f32"))]
-    for spec in filter(None, os.environ.get("TILEC_TOPK_VARIANTS",
-                                            "").split(";")):
-        name, files = spec.split("=")
-        ptx, meta = files.split(",")
+    for name, module in variant_modules("TILEC_TOPK_VARIANTS"):
         cols = int(re.match(r"c(\d+)", name).group(1))
-        module = tilec.Module.from_files(ptx, meta)
         found.append((name, cols, module.kernel("topk_guess_gather_f32")))
     return found
 

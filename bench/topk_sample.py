@@ -19,7 +19,9 @@ import sys
 import torch
 
 import tilec
+from kernel_variants import variant_modules
 from timing import l2_flusher, time_median
+from topk_gather import ordered
 
 STATE_WORDS, GUESS_AT, COUNT_AT = 6176, 6160, 6163
 CLEAR_ALL = int(os.environ.get("TILEC_SAMPLE_CLEAR_ALL", "0"))
@@ -30,13 +32,6 @@ RUN_LEN = 256
 SHAPES = [(256, 131072, 64, 199), (256, 131072, 16, 32),
           (1024, 131072, 64, 199), (256, 1000000, 32, 33),
           (2048, 131072, 64, 199)]
-
-
-def ordered(x):
-    """The kernels' order-preserving key of float32 values, as int32 bits."""
-    bits = x.view(torch.int32)
-    return bits ^ torch.where(bits < 0, torch.full_like(bits, -1),
-                              torch.full_like(bits, -2**31))
 
 
 def expected_guess(x, blocks, rank):
@@ -53,11 +48,7 @@ def expected_guess(x, blocks, rank):
 def kernels():
     found = [("embedded",
               tilec.Module.embedded("topk").kernel("topk_guess_f32"))]
-    for spec in filter(None, os.environ.get("TILEC_SAMPLE_VARIANTS",
-                                            "").split(";")):
-        name, files = spec.split("=")
-        ptx, meta = files.split(",")
-        module = tilec.Module.from_files(ptx, meta)
+    for name, module in variant_modules("TILEC_SAMPLE_VARIANTS"):
         found.append((name, module.kernel("topk_guess_f32")))
     return found
 
