@@ -2444,16 +2444,16 @@ func.func @topk_collect_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
 func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
                           %batch: i32, %n: i32, %blocks: i32, %step: i32,
                           %rank: i32, %clearAll: i32)
-    attributes {tile.kernel, tile.num_warps = 8 : i32} {
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.max_registers = 128 : i32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c2 = arith.constant 2 : i32
   %c10 = arith.constant 10 : i32
   %c16 = arith.constant 16 : i32
   %c21 = arith.constant 21 : i32
-  %c2047 = arith.constant 2047 : i32
+  %c64 = arith.constant 64 : i32
   %cm1 = arith.constant -1 : i32
-  %top11 = arith.constant -2097152 : i32
   %kmin = arith.constant -2147483648 : i32
   %stateLen = arith.constant 6176 : i32
   %guessAt = arith.constant 6160 : i32
@@ -2487,43 +2487,83 @@ func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %zeroCount = tile.splat %c0 : tensor<1xi32>
     tile.store %zeroCount, %sv[6163] : tensor<1xi32>
   }
-  %zeroT = tile.splat %c0 : tensor<16x256xi32>
-  %onesT = tile.splat %cm1 : tensor<16x256xi32>
-  %signT = tile.splat %kmin : tensor<16x256xi32>
-  %digitMaskT = tile.splat %c2047 : tensor<16x256xi32>
   %bins = tile.iota : tensor<2048xi32>
   %zeroH = tile.splat %c0 : tensor<2048xi32>
   %noneH = tile.splat %cm1 : tensor<2048xi32>
+  // A sample of up to 64 runs is loaded once, as one 64 x 256 tile, and
+  // both passes count it from registers: its loads are all in flight at
+  // once instead of a tile at a time, and the second pass reads nothing.
+  // Longer samples take tiles of 16 runs, loaded once per pass.
+  %held = arith.cmpi sle, %blocks, %c64 : i32
+  %zeroW = tile.splat %c0 : tensor<64x256xi32>
+  %heldKeys = scf.if %held -> (tensor<64x256xi32>) {
+    %t = tile.load %sample[0, 0] : tensor<64x256xf32>
+    %onesW = tile.splat %cm1 : tensor<64x256xi32>
+    %signW = tile.splat %kmin : tensor<64x256xi32>
+    %bits = arith.bitcast %t : tensor<64x256xf32> to tensor<64x256xi32>
+    %neg = arith.cmpi slt, %bits, %zeroW : tensor<64x256xi32>
+    %flip = arith.select %neg, %onesW, %signW
+        : tensor<64x256xi1>, tensor<64x256xi32>
+    %ordered = arith.xori %bits, %flip : tensor<64x256xi32>
+    %nan = arith.cmpf uno, %t, %t : tensor<64x256xf32>
+    %key = arith.select %nan, %onesW, %ordered
+        : tensor<64x256xi1>, tensor<64x256xi32>
+    // Rows past the sample hold key 0, below every key a float maps to
+    // (-inf's is 0x007FFFFF, in first digit 3): the first pass counts them
+    // in digit 0, below the rank-th key (rank < the sample's length), and
+    // the second pass, under a first digit of at least 3, never counts
+    // them. So they change no count that the choice reads.
+    %runs = tile.iota : tensor<64xi32>
+    %runsE = tile.expand_dims %runs at 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %runsW = tile.broadcast %runsE : tensor<64x1xi32> -> tensor<64x256xi32>
+    %blocksW = tile.splat %blocks : tensor<64x256xi32>
+    %inSample = arith.cmpi slt, %runsW, %blocksW : tensor<64x256xi32>
+    %sampled = arith.select %inSample, %key, %zeroW
+        : tensor<64x256xi1>, tensor<64x256xi32>
+    scf.yield %sampled : tensor<64x256xi32>
+  } else {
+    scf.yield %zeroW : tensor<64x256xi32>
+  }
   %sel:2 = scf.for %pass = %c0 to %c2 step %c1
       iter_args(%prefix = %c0, %rem = %rank) -> (i32, i32) : i32 {
-    // Digits of 11 bits at shifts 21 and 10; pass 1 counts the keys whose
-    // first digit is the one chosen.
+    // Digits of 11 bits at shifts 21 and 10: (key - prefix) >> shift,
+    // which in pass 1 is below 2048 exactly for the keys whose first digit
+    // is the one chosen (the histogram counts no digit past its bins), so
+    // neither pass needs a mask.
     %first = arith.cmpi eq, %pass, %c0 : i32
     %shift = arith.select %first, %c21, %c10 : i32
-    %hiMask = arith.select %first, %c0, %top11 : i32
-    %hiMaskT = tile.splat %hiMask : tensor<16x256xi32>
-    %prefixT = tile.splat %prefix : tensor<16x256xi32>
-    %shiftT = tile.splat %shift : tensor<16x256xi32>
-    %hist = scf.for %b = %c0 to %blocks step %c16
-        iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
-      %t = tile.load %sample[%b, 0] : tensor<16x256xf32>
-      %bits = arith.bitcast %t : tensor<16x256xf32> to tensor<16x256xi32>
-      %neg = arith.cmpi slt, %bits, %zeroT : tensor<16x256xi32>
-      %flip = arith.select %neg, %onesT, %signT
-          : tensor<16x256xi1>, tensor<16x256xi32>
-      %ordered = arith.xori %bits, %flip : tensor<16x256xi32>
-      %nan = arith.cmpf uno, %t, %t : tensor<16x256xf32>
-      %key = arith.select %nan, %onesT, %ordered
-          : tensor<16x256xi1>, tensor<16x256xi32>
-      %hi = arith.andi %key, %hiMaskT : tensor<16x256xi32>
-      %match = arith.cmpi eq, %hi, %prefixT : tensor<16x256xi32>
-      %sh = arith.shrui %key, %shiftT : tensor<16x256xi32>
-      %digit = arith.andi %sh, %digitMaskT : tensor<16x256xi32>
-      %hc = tile.histogram %digit mask %match
-          : tensor<16x256xi32> -> tensor<2048xi32>
-      %hn = arith.addi %h, %hc : tensor<2048xi32>
-      scf.yield %hn : tensor<2048xi32>
-    } {tile.load_ahead = 1 : i32}
+    %hist = scf.if %held -> (tensor<2048xi32>) {
+      %prefixW = tile.splat %prefix : tensor<64x256xi32>
+      %shiftW = tile.splat %shift : tensor<64x256xi32>
+      %rel = arith.subi %heldKeys, %prefixW : tensor<64x256xi32>
+      %digit = arith.shrui %rel, %shiftW : tensor<64x256xi32>
+      %hc = tile.histogram %digit : tensor<64x256xi32> -> tensor<2048xi32>
+      scf.yield %hc : tensor<2048xi32>
+    } else {
+      %zeroT = tile.splat %c0 : tensor<16x256xi32>
+      %onesT = tile.splat %cm1 : tensor<16x256xi32>
+      %signT = tile.splat %kmin : tensor<16x256xi32>
+      %prefixT = tile.splat %prefix : tensor<16x256xi32>
+      %shiftT = tile.splat %shift : tensor<16x256xi32>
+      %hl = scf.for %b = %c0 to %blocks step %c16
+          iter_args(%h = %zeroH) -> (tensor<2048xi32>) : i32 {
+        %t = tile.load %sample[%b, 0] : tensor<16x256xf32>
+        %bits = arith.bitcast %t : tensor<16x256xf32> to tensor<16x256xi32>
+        %neg = arith.cmpi slt, %bits, %zeroT : tensor<16x256xi32>
+        %flip = arith.select %neg, %onesT, %signT
+            : tensor<16x256xi1>, tensor<16x256xi32>
+        %ordered = arith.xori %bits, %flip : tensor<16x256xi32>
+        %nan = arith.cmpf uno, %t, %t : tensor<16x256xf32>
+        %key = arith.select %nan, %onesT, %ordered
+            : tensor<16x256xi1>, tensor<16x256xi32>
+        %rel = arith.subi %key, %prefixT : tensor<16x256xi32>
+        %digit = arith.shrui %rel, %shiftT : tensor<16x256xi32>
+        %hc = tile.histogram %digit : tensor<16x256xi32> -> tensor<2048xi32>
+        %hn = arith.addi %h, %hc : tensor<2048xi32>
+        scf.yield %hn : tensor<2048xi32>
+      } {tile.load_ahead = 1 : i32}
+      scf.yield %hl : tensor<2048xi32>
+    }
     %fromTop = tile.scan add %hist along 0 reverse : tensor<2048xi32>
     %remT = tile.splat %rem : tensor<2048xi32>
     %enough = arith.cmpi sge, %fromTop, %remT : tensor<2048xi32>
@@ -2613,9 +2653,11 @@ func.func @topk_guess_gather_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
     %room = arith.cmpi slt, %pos, %capT : tensor<512xi32>
     %put = arith.andi %isCand, %room : tensor<512xi1>
     %colPos = arith.addi %pos, %capT : tensor<512xi32>
-    tile.scatter_store %key, %cv[%pos] mask %put
+    // A part holds few candidates (about 8 of 512 columns at 131072 and
+    // k = 1024), so most warps skip most elements' stores.
+    tile.scatter_store %key, %cv[%pos] mask %put sparse
         : !tile.view<?xi32>[tensor<512xi32>], tensor<512xi32>
-    tile.scatter_store %cols, %cv[%colPos] mask %put
+    tile.scatter_store %cols, %cv[%colPos] mask %put sparse
         : !tile.view<?xi32>[tensor<512xi32>], tensor<512xi32>
   }
   return

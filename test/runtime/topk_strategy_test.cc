@@ -154,6 +154,15 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
   EXPECT_EQ(LongRowsGuess(5, 1000000, 65).blocks, 0);
 }
 
+TEST(TopKStrategy, GuessSamplesAroundTheHeldTile) {
+  // topk_guess_f32 counts samples of up to 64 runs from one tile in
+  // registers and longer ones a tile of 16 runs at a time; the GPU tests
+  // guess_blocks48, guess_blocks64 and guess_blocks80 take these plans.
+  EXPECT_EQ(LongRowsGuess(48, 95000, 64).blocks, 48);
+  EXPECT_EQ(LongRowsGuess(33, 131072, 64).blocks, 64);
+  EXPECT_EQ(LongRowsGuess(32, 140000, 64).blocks, 80);
+}
+
 TEST(TopKStrategy, DirectGuessAimsAtTheSelectSort) {
   // From 128 rows, k <= 2048: direct. 256 x 131072, k = 1024: the aim
   // needing the fewest runs is 1593 candidates, with k five deviations
