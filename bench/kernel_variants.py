@@ -29,6 +29,26 @@ def ptxas_usage(ptx, target, kernel):
             f" of spill stores)")
 
 
+def kernel_text(source, kernel):
+    """(start, end) of func.func @kernel in source."""
+    start = source.index(f"func.func @{kernel}(")
+    return start, source.index("\n}\n", start) + 3
+
+
+def with_warps_and_registers(fn, warps, regs=None):
+    """The kernel text fn with `warps` warps per program and its registers
+    per thread bounded by `regs` (unbounded when None)."""
+    if not re.search(r"tile\.num_warps = \d+", fn):
+        sys.exit("the kernel's tile.num_warps was not found")
+    fn = re.sub(r"tile\.num_warps = \d+", f"tile.num_warps = {warps}", fn)
+    fn = re.sub(r",\s*tile\.max_registers = \d+ : i32", "", fn)
+    if regs is not None:
+        fn = fn.replace(f"tile.num_warps = {warps} : i32",
+                        f"tile.num_warps = {warps} : i32, "
+                        f"tile.max_registers = {regs} : i32")
+    return fn
+
+
 def build(kernel_file, usage, default, make):
     """Builds the variants named on the command line (`default` without
     any): `make(source, spec)` gives (name, variant source, description)."""

@@ -25,19 +25,14 @@ def make(source, spec):
     name, fields = spec.split("=")
     values = [int(v) for v in fields.split(",")]
     cols, warps, regs = values[0], values[1], values[2:]
-    start = source.index(f"func.func @{KERNEL}(")
-    end = source.index("\n}\n", start) + 3
+    start, end = kernel_variants.kernel_text(source, KERNEL)
     fn = source[start:end]
     now = re.search(r"%partLen = arith.constant (\d+) : i32", fn)
-    if not now or not re.search(r"tile\.num_warps = \d+", fn):
-        sys.exit(f"{KERNEL}: its columns per program or warps were not found")
+    if not now:
+        sys.exit(f"{KERNEL}: its columns per program were not found")
     fn = re.sub(r"(?<![0-9])%s(?![0-9])" % now.group(1), str(cols), fn)
-    fn = re.sub(r"tile\.num_warps = \d+", f"tile.num_warps = {warps}", fn)
-    fn = re.sub(r",\s*tile\.max_registers = \d+ : i32", "", fn)
-    if regs:
-        fn = fn.replace(f"tile.num_warps = {warps} : i32",
-                        f"tile.num_warps = {warps} : i32, "
-                        f"tile.max_registers = {regs[0]} : i32")
+    fn = kernel_variants.with_warps_and_registers(
+        fn, warps, regs[0] if regs else None)
     variant = source[:start] + fn + source[end:]
 
     def description(ptx, target):
