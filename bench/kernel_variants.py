@@ -91,3 +91,11 @@ def variant_modules(env):
     import tilec  # the builders run without the runtime library
     return [(name, tilec.Module.from_files(ptx, meta))
             for name, ptx, meta in variant_files(env)]
+
+
+def embedded_and_variants(module, kernel, env):
+    """(name, kernel) of the embedded build's `kernel` of `module`, then of
+    each variant `env` names."""
+    import tilec
+    return ([("embedded", tilec.Module.embedded(module).kernel(kernel))] +
+            [(name, m.kernel(kernel)) for name, m in variant_modules(env)])

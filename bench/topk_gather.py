@@ -18,8 +18,7 @@ import sys
 
 import torch
 
-import tilec
-from kernel_variants import variant_modules
+from kernel_variants import embedded_and_variants
 from timing import l2_flusher, time_median
 
 STATE_WORDS, GUESS_AT, COUNT_AT = 6176, 6160, 6163
@@ -48,12 +47,13 @@ def embedded_columns():
 
 
 def kernels():
-    found = [("embedded", embedded_columns(),
-              tilec.Module.embedded("topk").kernel("topk_guess_gather_f32"))]
-    for name, module in variant_modules("TILEC_TOPK_VARIANTS"):
-        cols = int(re.match(r"c(\d+)", name).group(1))
-        found.append((name, cols, module.kernel("topk_guess_gather_f32")))
-    return found
+    """(name, columns per program, kernel), the columns read from a
+    variant's name (cCOLS...)."""
+    found = embedded_and_variants("topk", "topk_guess_gather_f32",
+                                  "TILEC_TOPK_VARIANTS")
+    return [(name, embedded_columns() if name == "embedded" else
+             int(re.match(r"c(\d+)", name).group(1)), kernel)
+            for name, kernel in found]
 
 
 def check(b, n, state, cand, keys, threshold):

@@ -18,8 +18,7 @@ import sys
 
 import torch
 
-import tilec
-from kernel_variants import variant_modules
+from kernel_variants import embedded_and_variants
 from timing import l2_flusher, time_median
 from topk_gather import ordered
 
@@ -45,19 +44,12 @@ def expected_guess(x, blocks, rank):
     return (((kth & 0xFFFFFC00) ^ 0x80000000) - 0x80000000).to(torch.int32)
 
 
-def kernels():
-    found = [("embedded",
-              tilec.Module.embedded("topk").kernel("topk_guess_f32"))]
-    for name, module in variant_modules("TILEC_SAMPLE_VARIANTS"):
-        found.append((name, module.kernel("topk_guess_f32")))
-    return found
-
-
 def main():
     shapes = [tuple(map(int, s.split(","))) for s in sys.argv[1:]] or SHAPES
     torch.manual_seed(0)
     flush = l2_flusher()
-    found = kernels()
+    found = embedded_and_variants("topk", "topk_guess_f32",
+                                  "TILEC_SAMPLE_VARIANTS")
     ok = True
     print("batch, n, blocks, rank | " + " | ".join(n for n, _ in found)
           + "  (us)")

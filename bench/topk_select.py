@@ -17,8 +17,7 @@ import sys
 
 import torch
 
-import tilec
-from kernel_variants import variant_modules
+from kernel_variants import embedded_and_variants
 from timing import l2_flusher, time_median
 from topk_gather import ordered
 
@@ -28,19 +27,12 @@ SHAPES = [(256, 131072, 1024, 1593), (1024, 131072, 1024, 1593),
           (256, 131072, 64, 1200)]
 
 
-def kernels():
-    found = [("embedded",
-              tilec.Module.embedded("topk").kernel("topk_guess_select_f32"))]
-    for name, module in variant_modules("TILEC_SELECT_VARIANTS"):
-        found.append((name, module.kernel("topk_guess_select_f32")))
-    return found
-
-
 def main():
     shapes = [tuple(map(int, s.split(","))) for s in sys.argv[1:]] or SHAPES
     torch.manual_seed(0)
     flush = l2_flusher()
-    found = kernels()
+    found = embedded_and_variants("topk", "topk_guess_select_f32",
+                                  "TILEC_SELECT_VARIANTS")
     ok = True
     print("batch, n, k, count | " + " | ".join(n for n, _ in found)
           + "  (us)")
