@@ -752,24 +752,16 @@ def Tile_ScatterStoreOp : Tile_Op<"scatter_store", [AttrSizedOperandSegments,
     tile into place (a merge writes each element at its merged rank). When
     several elements go to one position, one of them wins.
 
-    `sparse` says that few elements are written (a mask that is mostly
-    false): each element's store is then skipped, address arithmetic
-    included, by whole warps where no thread of the warp writes it (one
-    warp vote per element). It changes only speed.
-
     ```mlir
     tile.scatter_store %keys, %out[%pos] mask %take
         : !tile.view<?xi64>[tensor<2048xi32>], tensor<2048xi64>
-    tile.scatter_store %cols, %out[%pos] mask %rare sparse
-        : !tile.view<?xi32>[tensor<512xi32>], tensor<512xi32>
     ```
   }];
   let arguments = (ins Tile_ViewType:$view, Tile_Tile:$value,
                        Variadic<Tile_IntTile>:$indices,
-                       Optional<Tile_MaskTile>:$mask, UnitAttr:$sparse);
+                       Optional<Tile_MaskTile>:$mask);
   let assemblyFormat = [{
-    $value `,` $view `[` $indices `]` (`mask` $mask^)? (`sparse` $sparse^)?
-    attr-dict `:`
+    $value `,` $view `[` $indices `]` (`mask` $mask^)? attr-dict `:`
     qualified(type($view)) `[` type($indices) `]` `,` type($value)
   }];
   let hasVerifier = 1;

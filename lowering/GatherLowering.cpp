@@ -15,12 +15,7 @@
 // tile.scatter_store writes element i of its value to view[idx0[i], ...]:
 // the one holder of each element whose coordinate does not wrap (replicated
 // layouts hold an element in several threads) stores it, one element at a
-// time, where its mask bit is set and its coordinates are in bounds. A
-// `sparse` store puts each element's address arithmetic and store behind a
-// warp vote (vote.sync.any), so that warps none of whose threads write the
-// element branch over it uniformly rather than computing the address under
-// a predicate. Every thread reaches the op (tile ops are collective), so
-// the full-warp vote is safe.
+// time, where its mask bit is set and its coordinates are in bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,17 +217,7 @@ struct ScatterStoreLowering : public OpConversionPattern<ScatterStoreOp> {
             LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, coord,
                                  sizes[d]));
       }
-      scf::IfOp ifOp;
-      if (op.getSparse()) {
-        Value anyLane = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(),
-                                                 i32Const(b, loc, -1), cond,
-                                                 NVVM::VoteSyncKind::any);
-        auto warpIf = scf::IfOp::create(b, loc, anyLane, /*withElse=*/false);
-        OpBuilder wb = OpBuilder::atBlockBegin(&warpIf.getThenRegion().front());
-        ifOp = scf::IfOp::create(wb, loc, cond, /*withElse=*/false);
-      } else {
-        ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
-      }
+      auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       Value address =
           getViewElementAddress(tb, loc, base, elementType, strides, coords);

@@ -265,15 +265,11 @@ func.func @async_dot(%a: tensor<64x16xbf16>, %b: tensor<16x64xbf16>, %c: tensor<
 // CHECK-LABEL: func.func @scatter_store
 // CHECK: tile.scatter_store %{{.*}}, %{{.*}}[%{{.*}}] : !tile.view<?xi64>[tensor<256xi32>], tensor<256xi64>
 // CHECK: tile.scatter_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
-// CHECK: tile.scatter_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} sparse : !tile.view<?x?xf32>
-// CHECK: tile.scatter_store %{{.*}}, %{{.*}}[%{{.*}}] sparse : !tile.view<?xi64>
 func.func @scatter_store(%out: !tile.view<?xi64>, %pos: tensor<256xi32>,
     %keys: tensor<256xi64>, %out2d: !tile.view<?x?xf32>,
     %rows: tensor<16x64xi32>, %cols: tensor<16x64xi32>,
     %vals: tensor<16x64xf32>, %take: tensor<16x64xi1>) {
   tile.scatter_store %keys, %out[%pos] : !tile.view<?xi64>[tensor<256xi32>], tensor<256xi64>
   tile.scatter_store %vals, %out2d[%rows, %cols] mask %take : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
-  tile.scatter_store %vals, %out2d[%rows, %cols] mask %take sparse : !tile.view<?x?xf32>[tensor<16x64xi32>, tensor<16x64xi32>], tensor<16x64xf32>
-  tile.scatter_store %keys, %out[%pos] sparse : !tile.view<?xi64>[tensor<256xi32>], tensor<256xi64>
   return
 }

@@ -64,33 +64,3 @@ func.func @transpose_2d(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>)
       : !tile.view<?x?xf32>[tensor<8x8xi32>, tensor<8x8xi32>], tensor<8x8xf32>
   return
 }
-
-// -----
-
-// A sparse store (few mask bits set) votes per element: the warp branches
-// over the address arithmetic and the store unless one of its threads
-// writes the element.
-// CHECK-LABEL: llvm.func @compact_sparse
-// CHECK: llvm.icmp "ult"
-// CHECK: nvvm.vote.sync any
-// CHECK: scf.if
-// CHECK: scf.if
-// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<1>
-// PTX-LABEL: .entry compact_sparse
-// PTX: vote.sync.any.pred
-// PTX: st.global.b32
-func.func @compact_sparse(%src: !tile.ptr<i32>, %dst: !tile.ptr<i32>,
-                          %n: i32, %floor: i32)
-    attributes {tile.kernel, tile.num_warps = 1 : i32} {
-  %c0 = arith.constant 0 : i32
-  %sv = tile.make_view %src[%n] strides[1] : !tile.view<?xi32>
-  %dv = tile.make_view %dst[%n] strides[1] : !tile.view<?xi32>
-  %t = tile.load %sv[%c0] : tensor<512xi32>
-  %floorT = tile.splat %floor : tensor<512xi32>
-  %take = arith.cmpi sge, %t, %floorT : tensor<512xi32>
-  %one = arith.extui %take : tensor<512xi1> to tensor<512xi32>
-  %pos = tile.scan add %one along 0 exclusive : tensor<512xi32>
-  tile.scatter_store %t, %dv[%pos] mask %take sparse
-      : !tile.view<?xi32>[tensor<512xi32>], tensor<512xi32>
-  return
-}
