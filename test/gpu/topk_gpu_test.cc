@@ -410,9 +410,8 @@ INSTANTIATE_TEST_SUITE_P(
         // (kGuessedPassMinBatch) and take fewer from 128 up.
         Case{"guess_batch127_missed", 127, 40000, 100, Case::kSampledLow, 1.0f},
         Case{"guess_batch128_missed", 128, 40000, 100, Case::kSampledLow, 1.0f},
-        // The sample of up to 64 runs counted from registers (48 runs: the
-        // held tile's last 16 rows past the sample; 64: all of it) | more
-        // runs counted a tile of 16 at a time (80).
+        // The sample counted a tile of 16 runs at a time (48 and 80 runs) |
+        // from one 64-run tile in registers (64 runs).
         Case{"guess_blocks48", 48, 95000, 64, Case::kSpecials, 1.0f},
         Case{"guess_blocks64", 33, 131072, 64, Case::kSampledMixed, 1.0f},
         Case{"guess_blocks80", 32, 140000, 64, Case::kRandn, 1.0f},

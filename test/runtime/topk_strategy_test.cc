@@ -155,9 +155,9 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
 }
 
 TEST(TopKStrategy, GuessSamplesAroundTheHeldTile) {
-  // topk_guess_f32 counts samples of up to 64 runs from one tile in
-  // registers and longer ones a tile of 16 runs at a time; the GPU tests
-  // guess_blocks48, guess_blocks64 and guess_blocks80 take these plans.
+  // topk_guess_f32 counts a sample of 64 runs from one tile in registers
+  // and others a tile of 16 runs at a time; the GPU tests guess_blocks48,
+  // guess_blocks64 and guess_blocks80 take these plans.
   EXPECT_EQ(LongRowsGuess(48, 95000, 64).blocks, 48);
   EXPECT_EQ(LongRowsGuess(33, 131072, 64).blocks, 64);
   EXPECT_EQ(LongRowsGuess(32, 140000, 64).blocks, 80);
