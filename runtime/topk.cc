@@ -130,6 +130,12 @@ constexpr int64_t kGuessedPassPrograms = 264, kGuessedPassMinBatch = 128;
 // from those slots.
 constexpr int64_t kDirectSortSlots = 2048;
 constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 4.0;
+// Where the direct guessed start takes small k from the split path
+// (DirectGuessBeatsSplit): rows of at least 65536, inputs of at least 2^24
+// elements, and for k below 8 twice both.
+constexpr int64_t kGuessOverSplitMinN = 65536;
+constexpr int64_t kGuessOverSplitMinElements = int64_t(1) << 24;
+constexpr int64_t kGuessOverSplitMinK = 8;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -509,8 +515,10 @@ TopKStrategy ChooseTopKStrategy(int64_t batch, int64_t n, int64_t k) {
   if (k == 1 && n <= kTop1MaxN)
     return TopKStrategy::kTop1;
   // k <= kSplitMaxK: rows split into parts of kPartLen columns across
-  // programs, while the parts' candidates fit the hand-off.
-  if (k <= kSplitMaxK && parts * k <= kMaxCandidates)
+  // programs, while the parts' candidates fit the hand-off, unless the
+  // direct guessed start of the long-rows path reads the rows for less.
+  if (k <= kSplitMaxK && parts * k <= kMaxCandidates &&
+      !DirectGuessBeatsSplit(batch, n, k))
     return TopKStrategy::kSplit;
   // Few long rows: the radix select split over programs, any k.
   if (n >= kLongRowsMinN && batch <= kLongRowsMaxBatch)
@@ -616,6 +624,29 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
   plan.rank = int(rank);
   plan.direct = direct;
   return plan;
+}
+
+// The split path's programs each keep a part's k largest and hand them on,
+// so its time grows with k; the direct guessed start reads each row once
+// and sorts its candidates, whatever k. Measured on an H100 at n = 65536,
+// 131072 and 10^6, batch 128-2048 (bench/RESULTS.md, "Top-k: the direct
+// guessed start for small k"): the guess took 0.38-0.86 of split's time at
+// k = 8 and 64 from 2^24 elements (at 128 x 65536: 1.09 at k = 8, 0.82 at
+// k = 64, left to split), and at k = 1 0.60-0.99 from 2^25 elements of
+// rows of at least 131072 (128 x 131072: 1.21; n = 65536: 1.05-1.55).
+// Below 128 rows (no direct plan) it was slower: 1.3-2.7 of split's time
+// at 32 and 64 rows. Rows shorter than 65536 were not measured.
+bool DirectGuessBeatsSplit(int64_t batch, int64_t n, int64_t k) {
+  const int64_t elements = batch * n;
+  if (n < kGuessOverSplitMinN || elements < kGuessOverSplitMinElements)
+    return false;
+  if (k < kGuessOverSplitMinK && (n < 2 * kGuessOverSplitMinN ||
+                                  elements < 2 * kGuessOverSplitMinElements))
+    return false;
+  if (batch > kGuessMaxBatch || k > kRowMaxK)
+    return false;
+  const LongRowsGuessPlan plan = LongRowsGuess(batch, n, k);
+  return plan.blocks > 0 && plan.direct;
 }
 
 const char *TopKSplitKernelName(int64_t batch, int64_t n, int sm_count) {

@@ -82,6 +82,12 @@ struct LongRowsGuessPlan {
 };
 LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k);
 
+// Whether a shape the split path takes (k <= 64) goes to the long-rows
+// path's direct guessed start instead: rows of at least 65536 columns,
+// inputs of at least 2^24 elements (for k < 8: rows of 131072 and 2^25
+// elements), and a direct plan (from 128 rows). ChooseTopKStrategy's rule.
+bool DirectGuessBeatsSplit(int64_t batch, int64_t n, int64_t k);
+
 // Checks the arguments without touching the device: x is a non-null,
 // row-major (batch, n) f32 tensor with 1 <= batch, n < 2^31 (the kernels'
 // views take 32-bit extents; their addresses are 64-bit, so batch * n may

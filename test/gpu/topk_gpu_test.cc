@@ -518,6 +518,13 @@ INSTANTIATE_TEST_SUITE_P(
         // The guessed long-rows path's most rows, 2048 | 2049.
         Case{"guess_batch2048", 2048, 32769, 100, Case::kRandn, 1.0f},
         Case{"row_batch2049_guessable", 2049, 32769, 100, Case::kRandn, 1.0f},
+        // Small k through the direct guessed start | the split path
+        // (DirectGuessBeatsSplit): k = 8 | 7 at 256 x 65536, k = 1 at 256 |
+        // 255 rows of 131072.
+        Case{"direct_small_k8", 256, 65536, 8, Case::kSpecials, 1.0f},
+        Case{"split_k7_batch256", 256, 65536, 7, Case::kRandn, 1.0f},
+        Case{"direct_small_k1", 256, 131072, 1, Case::kFewValues, 1.0f},
+        Case{"split_k1_batch255", 255, 131072, 1, Case::kRandn, 1.0f},
         // k = 16384 of rows of a million columns (the long-rows path).
         Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
         // More rows than one large-k launch takes (65535); rows around the

@@ -154,6 +154,25 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
   EXPECT_EQ(LongRowsGuess(5, 1000000, 65).blocks, 0);
 }
 
+TEST(TopKStrategy, DirectGuessTakesSmallKFromSplit) {
+  // k = 8 and 64 from 2^24 elements of rows of 65536 or more; k = 1 from
+  // 2^25 elements of rows of 131072 or more; never below 128 rows.
+  EXPECT_EQ(ChooseTopKStrategy(256, 65536, 8), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(256, 65536, 7), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(255, 65536, 8), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(128, 131072, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(2048, 131072, 64), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(256, 131072, 1), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(255, 131072, 1), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(1024, 65536, 1), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(128, 1000000, 1), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(127, 1000000, 8), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(64, 131072, 64), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(16384, 65536, 8), TopKStrategy::kSplit);
+  EXPECT_TRUE(DirectGuessBeatsSplit(256, 65536, 8));
+  EXPECT_FALSE(DirectGuessBeatsSplit(512, 32768, 64));
+}
+
 TEST(TopKStrategy, GuessSamplesAroundTheHeldTile) {
   // topk_guess_f32 counts a sample of 64 runs from one tile in registers
   // and others a tile of 16 runs at a time; the GPU tests guess_blocks48,
