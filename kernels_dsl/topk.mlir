@@ -2493,7 +2493,7 @@ func.func @topk_guess_f32(%x: !tile.ptr<f32>, %state: !tile.ptr<i32>,
   // A sample of 64 runs is loaded once, as one 64 x 256 tile, and both
   // passes count it from registers: its loads are all in flight at once
   // instead of a tile at a time, and the second pass reads nothing (on an
-  // H100, 47.3 against 59.8 us at 1024 x 131072, 77.7 against 97.1 at
+  // H100, 44.7 against 60.4 us at 1024 x 131072, 74.4 against 96.9 at
   // 2048 rows). Other samples take tiles of 16 runs, loaded once per
   // pass: held in a 64-run tile, shorter ones would count its padding,
   // whose keys all fall in one bin (13.2 against 10.2 us for 16 runs).

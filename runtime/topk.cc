@@ -643,7 +643,8 @@ bool DirectGuessBeatsSplit(int64_t batch, int64_t n, int64_t k) {
   if (k < kGuessOverSplitMinK && (n < 2 * kGuessOverSplitMinN ||
                                   elements < 2 * kGuessOverSplitMinElements))
     return false;
-  if (batch > kGuessMaxBatch || k > kRowMaxK)
+  // A direct plan also means k <= kRowMaxK.
+  if (batch > kGuessMaxBatch)
     return false;
   const LongRowsGuessPlan plan = LongRowsGuess(batch, n, k);
   return plan.blocks > 0 && plan.direct;

@@ -8,12 +8,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "runtime/context.h"
+#include "runtime/embedded.h"
+#include "runtime/kernel.h"
 #include "runtime/topk.h"
 #include "test/support/device_fixture.h"
 #include "test/support/topk_order.h"
@@ -531,6 +535,94 @@ INSTANTIATE_TEST_SUITE_P(
         // boundary are checked.
         Case{"large_many_rows", 65537, 2049, 2049, Case::kRandInt, 1.0f, true}),
     [](const ::testing::TestParamInfo<Case> &info) {
+      return std::string(info.param.name);
+    });
+
+// topk_guess_f32 alone: the guess it stores must be the rank-th largest
+// key of its sample (runs of 256 columns, `step` apart) with the low 10
+// bits cleared, whatever path counts it (64 runs held in registers, other
+// counts a tile of 16 at a time); with clearAll every other word of the
+// row's state is zeroed, without only the candidates' count; the state
+// past the last row is left alone. (Through TopK a wrong guess only costs
+// time: the rows it misses are recomputed.)
+struct SampleCase {
+  const char *name;
+  int blocks, rank;
+  bool clearAll;
+  Case::Kind kind;
+};
+
+class TopKGuessGpuTest
+    : public DeviceFixture<::testing::TestWithParam<SampleCase>> {};
+
+// The kernels' order-preserving key of a float: NaN highest.
+uint32_t OrderedKey(float v) {
+  if (std::isnan(v))
+    return 0xFFFFFFFFu;
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return (bits & 0x80000000u) ? ~bits : bits ^ 0x80000000u;
+}
+
+TEST_P(TopKGuessGpuTest, GuessIsTheSampledRank) {
+  const SampleCase &sc = GetParam();
+  constexpr int kStateWords = 6176, kGuessAt = 6160, kCountAt = 6163;
+  constexpr uint32_t kPoison = 0x55555555u;
+  const Case c{sc.name, 3, 40000, 1, sc.kind, 1.0f};
+  const int step = c.n / sc.blocks;
+  std::vector<float> x = MakeInput(c);
+  // One row of state past the batch, which the kernel must not touch.
+  const size_t stateWords = size_t(c.batch + 1) * kStateWords;
+  CUdeviceptr dx = Alloc(x.size() * 4), ds = Alloc(stateWords * 4);
+  const auto &api = driver_->api();
+  ASSERT_EQ(api.cuMemcpyHtoD_v2(dx, x.data(), x.size() * 4), 0);
+  ASSERT_EQ(api.cuMemsetD32_v2(ds, kPoison, stateWords), 0);
+  absl::StatusOr<const Kernel *> kernel =
+      GetEmbeddedKernel("topk", "topk_guess_f32");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const KernelArg args[] = {
+      KernelArg::DevicePtr(dx),  KernelArg::DevicePtr(ds),
+      KernelArg::I32(c.batch),   KernelArg::I32(c.n),
+      KernelArg::I32(sc.blocks), KernelArg::I32(step),
+      KernelArg::I32(sc.rank),   KernelArg::I32(sc.clearAll ? 1 : 0)};
+  absl::Status status = (*kernel)->Launch({uint32_t(c.batch), 1, 1}, args);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_EQ(api.cuCtxSynchronize(), 0);
+  std::vector<uint32_t> state(stateWords);
+  ASSERT_EQ(api.cuMemcpyDtoH_v2(state.data(), ds, stateWords * 4), 0);
+  for (int r = 0; r < c.batch; ++r) {
+    std::vector<uint32_t> keys;
+    for (int b = 0; b < sc.blocks; ++b)
+      for (int i = 0; i < 256; ++i)
+        keys.push_back(OrderedKey(x[size_t(r) * c.n + size_t(b) * step + i]));
+    std::nth_element(keys.begin(), keys.begin() + (sc.rank - 1), keys.end(),
+                     std::greater<uint32_t>());
+    const uint32_t want = keys[sc.rank - 1] & ~0x3FFu;
+    const uint32_t *row = state.data() + size_t(r) * kStateWords;
+    EXPECT_EQ(row[kGuessAt], want) << "row " << r;
+    for (int w = 0; w < kStateWords; ++w) {
+      if (w == kGuessAt)
+        continue;
+      const bool cleared = sc.clearAll || w == kCountAt;
+      ASSERT_EQ(row[w], cleared ? 0u : kPoison) << "row " << r << " word " << w;
+    }
+  }
+  for (size_t w = size_t(c.batch) * kStateWords; w < stateWords; ++w)
+    ASSERT_EQ(state[w], kPoison) << "state word " << w << " past the rows";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Samples, TopKGuessGpuTest,
+    ::testing::Values(
+        // 64 runs: held in registers; 16, 48 and 80: tiles of 16. Rank 1
+        // (the sample's maximum, NaN where a row has one) and the last rank.
+        SampleCase{"held64", 64, 199, false, Case::kRandn},
+        SampleCase{"held64_specials_clear", 64, 1, true, Case::kSpecials},
+        SampleCase{"held64_last_rank", 64, 64 * 256, false, Case::kFewValues},
+        SampleCase{"tiles16", 16, 32, true, Case::kRandn},
+        SampleCase{"tiles48_specials", 48, 300, false, Case::kSpecials},
+        SampleCase{"tiles80_clear", 80, 700, true, Case::kFewValues}),
+    [](const ::testing::TestParamInfo<SampleCase> &info) {
       return std::string(info.param.name);
     });
 
