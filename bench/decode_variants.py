@@ -7,7 +7,10 @@ kernels.
 
 Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
 and of paged_decode_d128 to D128 (1: no ring, K and V gathered into
-registers as before the ring existed); with ",q" the query tile is loaded
+registers as before the ring existed); with ",wN" both run on N warps
+(the layouts' 4 warps become N along the same dimension); with ",t128"
+both step 128 tokens at a time; with ",q" the
+query tile is loaded
 inside the step loop instead of before it, so that tile-pipeline-loads
 copies it into the ring with K and V and the QK dot reads it in place (no
 restaging of the register tile, two barriers fewer per step, one more
@@ -50,17 +53,106 @@ def with_q_in_loop(source):
     return source
 
 
+def with_warps(source, warps):
+    """`source` with both split kernels on `warps` warps: the module's
+    layouts spread their warps over the same dimensions, and each function's
+    tile.num_warps is set."""
+    source, n = re.subn(r"warps = \[4, 1\]", "warps = [%d, 1]" % warps, source)
+    source, m = re.subn(r"warps = \[1, 4\]", "warps = [1, %d]" % warps, source)
+    source, f = re.subn(r"tile\.num_warps = 4 : i32",
+                        "tile.num_warps = %d : i32" % warps, source)
+    if n != 2 or m != 3 or f != 2:
+        sys.exit("paged_decode: layouts or num_warps not found")
+    return source
+
+
+def with_d128_step128(source):
+    """`source` with paged_decode_d128 stepping 128 tokens at a time (its
+    token tiles, scores and per-column sums twice as wide)."""
+    start = source.index("func.func @paged_decode_d128(")
+    end = source.find("\nfunc.func", start + 1)
+    end = len(source) if end < 0 else end
+    fn = source[start:end]
+    for old, new in [("16x64x", "16x128x"), ("tensor<64xi32", "tensor<128xi32"),
+                     ("tensor<64xi1", "tensor<128xi1"), ("64x1xi32", "128x1xi32"),
+                     ("1x64xi1", "1x128xi1"), ("64x128x", "128x128x"),
+                     ("128x64xbf16", "128x128xbf16"), ("step %c64", "step %c128")]:
+        if old not in fn:
+            sys.exit(f"paged_decode_d128: {old} not found")
+        fn = fn.replace(old, new)
+    fn = fn.replace("  %c64 = arith.constant 64 : i32\n",
+                    "  %c64 = arith.constant 64 : i32\n"
+                    "  %c128 = arith.constant 128 : i32\n", 1)
+    return source[:start] + fn + source[end:]
+
+
+TOKEN_TYPES = [("tensor<64xi32", "tensor<128xi32"), ("tensor<64xi1", "tensor<128xi1"),
+               ("64x1x", "128x1x"), ("1x64xi1", "1x128xi1"),
+               ("16x64xf32", "16x128xf32"), ("16x64xi1", "16x128xi1"),
+               ("16x64xbf16, #mma", "16x128xbf16, #mma"),
+               ("64x64xi32, #kv64", "128x64xi32, #kv64"),
+               ("64x64xbf16, #kv64", "128x64xbf16, #kv64"),
+               ("64x64xbf16, #kvt64", "64x128xbf16, #kvt64")]
+
+
+def with_d64_step128(source):
+    """`source` with paged_decode_d64 stepping 128 tokens at a time. D is 64
+    there too, so each statement from the token vectors to the row sums'
+    reduction is rewritten by what it holds: the accumulator's statements
+    keep their 16 x 64 types, the loop's and the yield's second result
+    (the accumulator) too."""
+    start = source.index("func.func @paged_decode_d64(")
+    end = source.index("\nfunc.func", start + 1)
+    lines = source[start:end].split("\n")
+    first = next(i for i, l in enumerate(lines) if "%iotaT = tile.iota" in l)
+    last = next(i for i, l in enumerate(lines) if "%lsum = tile.reduce" in l) + 1
+    keep = {"%acc0", "%aB", "%accA", "%qt", "%iotaD", "%colE"}
+    name = None
+    for i in range(first, last + 1):
+        line = lines[i]
+        m = re.match(r"\s*(%[\w]+)(:\d+)?\s*=", line)
+        if m:
+            name = m.group(1)
+        elif line.strip().startswith("scf.yield"):
+            name = "yield"
+        if name in keep:
+            continue
+        if name in ("%res", "yield"):
+            # (m, l, acc): only l, the first 16 x 64 type, is a token tile.
+            if "16x64xf32" in line and "#srow" in line:
+                line = line.replace("16x64xf32", "16x128xf32", 1)
+            line = line.replace("step %c64", "step %c128")
+        elif name == "%accN":
+            line = line.replace("16x64xbf16, #mma", "16x128xbf16, #mma")
+            line = line.replace("64x64xbf16, #kv64", "128x64xbf16, #kv64")
+        else:
+            for old, new in TOKEN_TYPES:
+                line = line.replace(old, new)
+        lines[i] = line
+    fn = "\n".join(lines).replace("  %c64 = arith.constant 64 : i32\n",
+                                  "  %c64 = arith.constant 64 : i32\n"
+                                  "  %c128 = arith.constant 128 : i32\n", 1)
+    return source[:start] + fn + source[end:]
+
+
 def make(source, spec):
     name, depths = spec.split("=")
     fields = depths.split(",")
     d64, d128 = int(fields[0]), int(fields[1])
     variant = with_stages(source, {64: d64, 128: d128})
-    if fields[2:] == ["q"]:
-        variant = with_q_in_loop(variant)
-    elif fields[2:]:
-        sys.exit(f"{spec}: expected NAME=D64,D128 or NAME=D64,D128,q")
-    label = (f"d64 {d64} stages, d128 {d128} stages"
-             f"{', Q in the loop' if fields[2:] else ''}")
+    label = f"d64 {d64} stages, d128 {d128} stages"
+    for flag in fields[2:]:
+        if flag == "q":
+            variant = with_q_in_loop(variant)
+            label += ", Q in the loop"
+        elif flag == "t128":
+            variant = with_d64_step128(with_d128_step128(variant))
+            label += ", steps of 128 tokens"
+        elif flag.startswith("w") and flag[1:].isdigit():
+            variant = with_warps(variant, int(flag[1:]))
+            label += f", {flag[1:]} warps"
+        else:
+            sys.exit(f"{spec}: expected NAME=D64,D128[,q][,t128][,wWARPS]")
     return name, variant, lambda ptx, target: label
 
 
