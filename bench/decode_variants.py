@@ -1,26 +1,35 @@
 """Builds variants of kernels_dsl/paged_decode.mlir that differ in the depth
-of the K/V ring (the split kernels' tile.num_stages), or that load Q in the
-loop, for bench/bench_decode.py to time side by side with the embedded
-kernels.
+of the K/V ring (the split kernels' tile.num_stages), the number of warps,
+the tokens per step, or that load Q in the loop, for bench/bench_decode.py
+to time side by side with the embedded kernels.
 
-    python3 bench/decode_variants.py OUTDIR [NAME=D64,D128[,q] ...]
+    python3 bench/decode_variants.py OUTDIR [NAME=D64,D128[,q][,t128][,wN] ...]
 
 Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
 and of paged_decode_d128 to D128 (1: no ring, K and V gathered into
-registers as before the ring existed); with ",wN" both run on N warps
-(the layouts' 4 warps become N along the same dimension); with ",t128"
-both step 128 tokens at a time; with ",q" the
-query tile is loaded
-inside the step loop instead of before it, so that tile-pipeline-loads
-copies it into the ring with K and V and the QK dot reads it in place (no
-restaging of the register tile, two barriers fewer per step, one more
-cp.async of Q per step from L2). It writes OUTDIR/NAME.ptx and
-OUTDIR/NAME.json with emit-ptx (EMIT_PTX, default build/bin/emit-ptx; target
-TARGET, default sm_90a). The last line printed is the
-TILEC_DECODE_VARIANTS value naming them (paths as given in OUTDIR), e.g.
+registers as before the ring existed). With ",wN" both run on N warps (the
+layouts' 4 warps become N along the same dimensions); with ",t128" both
+step 128 tokens at a time instead of 64; with ",q" the query tile is
+loaded inside the step loop instead of before it, so that
+tile-pipeline-loads copies it into the ring with K and V and the QK dot
+reads it in place (no restaging of the register tile, two barriers fewer
+per step, one more cp.async of Q per step from L2). It writes
+OUTDIR/NAME.mlir, OUTDIR/NAME.ptx and OUTDIR/NAME.json with emit-ptx
+(EMIT_PTX, default build/bin/emit-ptx; target TARGET, default sm_90a). The
+last line printed is the TILEC_DECODE_VARIANTS value naming them (paths as
+given in OUTDIR), e.g.
 
     TILEC_DECODE_VARIANTS="$(python3 bench/decode_variants.py v | tail -1)" \\
         python3 bench/bench_decode.py
+
+A variant's tile semantics (the 128-token steps' masks, say) can be checked
+without a GPU: the CPU driver runs the decode tests on OUTDIR/NAME.mlir when
+a folder holding it as paged_decode.mlir, with the other kernels_dsl files,
+comes first in TILEC_CPU_DRIVER_KERNELS (docs/cpu-driver.md):
+
+    mkdir k && cp kernels_dsl/*.mlir k/ && cp v/NAME.mlir k/paged_decode.mlir
+    TILEC_CPU_DRIVER_KERNELS=k:test/gpu/kernels \\
+        build/test/gpu/tilec_kernel_cpu_tests --gtest_filter='*PagedDecode*'
 """
 import re
 import sys
