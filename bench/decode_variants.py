@@ -1,19 +1,19 @@
 """Builds variants of kernels_dsl/paged_decode.mlir that differ in the depth
 of the K/V ring (the split kernels' tile.num_stages), the number of warps,
-the tokens per step, or that load Q in the loop, for bench/bench_decode.py
+the tokens per step, or that hold Q in registers, for bench/bench_decode.py
 to time side by side with the embedded kernels.
 
-    python3 bench/decode_variants.py OUTDIR [NAME=D64,D128[,q][,t128][,wN] ...]
+    python3 bench/decode_variants.py OUTDIR [NAME=D64,D128[,qreg][,t128][,wN] ...]
 
 Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
 and of paged_decode_d128 to D128 (1: no ring, K and V gathered into
 registers as before the ring existed). With ",wN" both run on N warps (the
 layouts' 4 warps become N along the same dimensions); with ",t128" both
-step 128 tokens at a time instead of 64; with ",q" the query tile is
-loaded inside the step loop instead of before it, so that
-tile-pipeline-loads copies it into the ring with K and V and the QK dot
-reads it in place (no restaging of the register tile, two barriers fewer
-per step, one more cp.async of Q per step from L2). It writes
+step 128 tokens at a time instead of 64; with ",qreg" the query tile
+is loaded once before the step loop, a register tile restaged for each
+step's dot, instead of being copied into the ring beside K and V each step
+as the embedded kernels do (those save the restaging's two barriers a step
+for one more cp.async of Q from L2). It writes
 OUTDIR/NAME.mlir, OUTDIR/NAME.ptx and OUTDIR/NAME.json with emit-ptx
 (EMIT_PTX, default build/bin/emit-ptx; target TARGET, default sm_90a). The
 last line printed is the TILEC_DECODE_VARIANTS value naming them (paths as
@@ -36,7 +36,8 @@ import sys
 
 import kernel_variants
 
-DEFAULT = ["regs=1,1", "s2=2,2", "s3=3,3", "s4=4,4", "s5=5,5", "q=4,3,q"]
+DEFAULT = ["regs=1,1", "s2=2,2", "s3=3,3", "s4=4,4", "s5=5,5", "qreg=4,3,qreg",
+           "w8=4,2,w8", "t128w8=4,2,t128,w8"]
 
 
 def with_stages(source, stages):
@@ -50,15 +51,23 @@ def with_stages(source, stages):
     return source
 
 
-def with_q_in_loop(source):
-    """`source` with each split kernel's Q load moved into its step loop."""
+def with_q_in_registers(source):
+    """`source` with each split kernel's Q load hoisted out of its step loop,
+    so that Q is a register tile restaged for each step's dot instead of a
+    copy in the ring (the kernels before 2026-12-05 loaded it so)."""
     for d in (64, 128):
-        load = "  %%qt = tile.load %%qv[%%qrow, 0] : tensor<16x%dxbf16>\n" % d
-        step = "    %%tT = tile.splat %%t : tensor<64xi32, #row%d>\n" % d
-        if source.count(load) != 1 or source.count(step) != 1:
-            sys.exit(f"paged_decode_d{d}: Q load or loop start not found")
-        source = source.replace(load, "")
-        source = source.replace(step, "  " + load + step)
+        load = ("    // The query, re-read each step: the ring holds it beside K and V.\n"
+                "    %%qt = tile.load %%qv[%%qrow, 0] : tensor<16x%dxbf16>\n" % d)
+        loop = "  %res:3 = scf.for %t = %tok0 to %tokEnd step %c64\n"
+        start = source.index("func.func @paged_decode_d%d(" % d)
+        end = source.find("\nfunc.func", start + 1)
+        end = len(source) if end < 0 else end
+        fn = source[start:end]
+        if fn.count(load) != 1 or fn.count(loop) != 1:
+            sys.exit(f"paged_decode_d{d}: Q load in the loop or loop start not found")
+        fn = fn.replace(load, "")
+        fn = fn.replace(loop, load.split("\n")[1][2:] + "\n" + loop)
+        source = source[:start] + fn + source[end:]
     return source
 
 
@@ -151,9 +160,9 @@ def make(source, spec):
     variant = with_stages(source, {64: d64, 128: d128})
     label = f"d64 {d64} stages, d128 {d128} stages"
     for flag in fields[2:]:
-        if flag == "q":
-            variant = with_q_in_loop(variant)
-            label += ", Q in the loop"
+        if flag == "qreg":
+            variant = with_q_in_registers(variant)
+            label += ", Q in registers"
         elif flag == "t128":
             variant = with_d64_step128(with_d128_step128(variant))
             label += ", steps of 128 tokens"
@@ -161,7 +170,7 @@ def make(source, spec):
             variant = with_warps(variant, int(flag[1:]))
             label += f", {flag[1:]} warps"
         else:
-            sys.exit(f"{spec}: expected NAME=D64,D128[,q][,t128][,wWARPS]")
+            sys.exit(f"{spec}: expected NAME=D64,D128[,qreg][,t128][,wWARPS]")
     return name, variant, lambda ptx, target: label
 
 
