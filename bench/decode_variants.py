@@ -5,7 +5,8 @@ to time side by side with the embedded kernels.
 
     python3 bench/decode_variants.py OUTDIR [NAME=D64,D128[,qreg][,t128][,wN] ...]
 
-Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
+Flags apply in the order given; ",qreg" must come before ",t128" (it looks
+for the 64-token loop). Each variant NAME=D64,D128 sets tile.num_stages of paged_decode_d64 to D64
 and of paged_decode_d128 to D128 (1: no ring, K and V gathered into
 registers as before the ring existed). With ",wN" both run on N warps (the
 layouts' 4 warps become N along the same dimensions); with ",t128" both
@@ -51,6 +52,21 @@ def with_stages(source, stages):
     return source
 
 
+def rewrite_kernel(source, kernel, rewrite):
+    """`source` with the text of func.func @kernel replaced by
+    rewrite(text)."""
+    start, end = kernel_variants.kernel_text(source, kernel)
+    return source[:start] + rewrite(source[start:end]) + source[end:]
+
+
+def with_c128(fn):
+    """The kernel text fn with an i32 constant 128 (%c128) after its %c64."""
+    c64 = "  %c64 = arith.constant 64 : i32\n"
+    if fn.count(c64) != 1:
+        sys.exit("paged_decode: the %c64 constant was not found")
+    return fn.replace(c64, c64 + "  %c128 = arith.constant 128 : i32\n")
+
+
 def with_q_in_registers(source):
     """`source` with each split kernel's Q load hoisted out of its step loop,
     so that Q is a register tile restaged for each step's dot instead of a
@@ -59,15 +75,14 @@ def with_q_in_registers(source):
         load = ("    // The query, re-read each step: the ring holds it beside K and V.\n"
                 "    %%qt = tile.load %%qv[%%qrow, 0] : tensor<16x%dxbf16>\n" % d)
         loop = "  %res:3 = scf.for %t = %tok0 to %tokEnd step %c64\n"
-        start = source.index("func.func @paged_decode_d%d(" % d)
-        end = source.find("\nfunc.func", start + 1)
-        end = len(source) if end < 0 else end
-        fn = source[start:end]
-        if fn.count(load) != 1 or fn.count(loop) != 1:
-            sys.exit(f"paged_decode_d{d}: Q load in the loop or loop start not found")
-        fn = fn.replace(load, "")
-        fn = fn.replace(loop, load.split("\n")[1][2:] + "\n" + loop)
-        source = source[:start] + fn + source[end:]
+
+        def hoist(fn, d=d, load=load, loop=loop):
+            if fn.count(load) != 1 or fn.count(loop) != 1:
+                sys.exit(f"paged_decode_d{d}: Q load in the loop or loop start "
+                         "not found")
+            hoisted = load.split("\n")[1][2:] + "\n"
+            return fn.replace(load, "").replace(loop, hoisted + loop)
+        source = rewrite_kernel(source, f"paged_decode_d{d}", hoist)
     return source
 
 
@@ -87,21 +102,16 @@ def with_warps(source, warps):
 def with_d128_step128(source):
     """`source` with paged_decode_d128 stepping 128 tokens at a time (its
     token tiles, scores and per-column sums twice as wide)."""
-    start = source.index("func.func @paged_decode_d128(")
-    end = source.find("\nfunc.func", start + 1)
-    end = len(source) if end < 0 else end
-    fn = source[start:end]
-    for old, new in [("16x64x", "16x128x"), ("tensor<64xi32", "tensor<128xi32"),
-                     ("tensor<64xi1", "tensor<128xi1"), ("64x1xi32", "128x1xi32"),
-                     ("1x64xi1", "1x128xi1"), ("64x128x", "128x128x"),
-                     ("128x64xbf16", "128x128xbf16"), ("step %c64", "step %c128")]:
-        if old not in fn:
-            sys.exit(f"paged_decode_d128: {old} not found")
-        fn = fn.replace(old, new)
-    fn = fn.replace("  %c64 = arith.constant 64 : i32\n",
-                    "  %c64 = arith.constant 64 : i32\n"
-                    "  %c128 = arith.constant 128 : i32\n", 1)
-    return source[:start] + fn + source[end:]
+    def widen(fn):
+        for old, new in [("16x64x", "16x128x"), ("tensor<64xi32", "tensor<128xi32"),
+                         ("tensor<64xi1", "tensor<128xi1"), ("64x1xi32", "128x1xi32"),
+                         ("1x64xi1", "1x128xi1"), ("64x128x", "128x128x"),
+                         ("128x64xbf16", "128x128xbf16"), ("step %c64", "step %c128")]:
+            if old not in fn:
+                sys.exit(f"paged_decode_d128: {old} not found")
+            fn = fn.replace(old, new)
+        return with_c128(fn)
+    return rewrite_kernel(source, "paged_decode_d128", widen)
 
 
 TOKEN_TYPES = [("tensor<64xi32", "tensor<128xi32"), ("tensor<64xi1", "tensor<128xi1"),
@@ -119,9 +129,12 @@ def with_d64_step128(source):
     reduction is rewritten by what it holds: the accumulator's statements
     keep their 16 x 64 types, the loop's and the yield's second result
     (the accumulator) too."""
-    start = source.index("func.func @paged_decode_d64(")
-    end = source.index("\nfunc.func", start + 1)
-    lines = source[start:end].split("\n")
+    return rewrite_kernel(source, "paged_decode_d64", widen_d64_tokens)
+
+
+def widen_d64_tokens(fn):
+    """The text of paged_decode_d64 rewritten as with_d64_step128 says."""
+    lines = fn.split("\n")
     first = next(i for i, l in enumerate(lines) if "%iotaT = tile.iota" in l)
     last = next(i for i, l in enumerate(lines) if "%lsum = tile.reduce" in l) + 1
     keep = {"%acc0", "%aB", "%accA", "%qt", "%iotaD", "%colE"}
@@ -147,10 +160,7 @@ def with_d64_step128(source):
             for old, new in TOKEN_TYPES:
                 line = line.replace(old, new)
         lines[i] = line
-    fn = "\n".join(lines).replace("  %c64 = arith.constant 64 : i32\n",
-                                  "  %c64 = arith.constant 64 : i32\n"
-                                  "  %c128 = arith.constant 128 : i32\n", 1)
-    return source[:start] + fn + source[end:]
+    return with_c128("\n".join(lines))
 
 
 def make(source, spec):
