@@ -131,11 +131,18 @@ constexpr int64_t kGuessedPassPrograms = 264, kGuessedPassMinBatch = 128;
 constexpr int64_t kDirectSortSlots = 2048;
 constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 4.0;
 // Where the direct guessed start takes small k from the split path
-// (DirectGuessBeatsSplit): rows of at least 65536, inputs of at least 2^24
-// elements, and for k below 8 twice both.
-constexpr int64_t kGuessOverSplitMinN = 65536;
-constexpr int64_t kGuessOverSplitMinElements = int64_t(1) << 24;
-constexpr int64_t kGuessOverSplitMinK = 8;
+// (DirectGuessBeatsSplit): rows of at least 49152 (the shortest measured;
+// rows of 32768 have no guess plan), and inputs of at least the elements
+// of the first tier whose k it reaches; k below 8, rows of at least 131072
+// and 2^25 elements.
+constexpr int64_t kGuessOverSplitMinN = 49152;
+struct GuessOverSplitTier {
+  int64_t minK, minElements;
+};
+constexpr GuessOverSplitTier kGuessOverSplitTiers[] = {
+    {32, int64_t(1) << 23}, {16, int64_t(3) << 22}, {8, int64_t(1) << 24}};
+constexpr int64_t kGuessOverSplitSmallKMinN = 131072;
+constexpr int64_t kGuessOverSplitSmallKMinElements = int64_t(1) << 25;
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -628,20 +635,29 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
 
 // The split path's programs each keep a part's k largest and hand them on,
 // so its time grows with k; the direct guessed start reads each row once
-// and sorts its candidates, whatever k. Measured on an H100 at n = 65536,
-// 131072 and 10^6, batch 128-2048 (bench/RESULTS.md, "Top-k: the direct
-// guessed start for small k"): the guess took 0.38-0.86 of split's time at
-// k = 8 and 64 from 2^24 elements (at 128 x 65536: 1.09 at k = 8, 0.82 at
-// k = 64, left to split), and at k = 1 0.60-0.99 from 2^25 elements of
-// rows of at least 131072 (128 x 131072: 1.21; n = 65536: 1.05-1.55).
-// Below 128 rows (no direct plan) it was slower: 1.3-2.7 of split's time
-// at 32 and 64 rows. Rows shorter than 65536 were not measured.
+// and sorts its candidates, whatever k: on an H100 about 30 us plus 2.1 us
+// per million elements, split about 9 us plus 2.6 (k = 1) to 5.5 (k = 64)
+// us per million. Measured at n = 49152 - 10^6, batch 128-2048
+// (bench/RESULTS.md, "Top-k: the direct guessed start for small k" and
+// "The small-k rule from 2^23 elements"): the guess took 0.40-0.96 of
+// split's time at k >= 32 from 2^23 elements, 0.82-0.99 at k = 16 from
+// 3 * 2^22 (128 x 65536: 1.11, left to split), 0.38-0.88 at k = 8 from
+// 2^24, and at k = 1 0.60-0.99 from 2^25 elements of rows of at least
+// 131072 (128 x 131072: 1.21; n = 65536: 1.05-1.55). Below 128 rows (no
+// direct plan) it was slower: 1.3-2.7 of split's time at 32 and 64 rows.
 bool DirectGuessBeatsSplit(int64_t batch, int64_t n, int64_t k) {
   const int64_t elements = batch * n;
-  if (n < kGuessOverSplitMinN || elements < kGuessOverSplitMinElements)
+  if (n < kGuessOverSplitMinN)
     return false;
-  if (k < kGuessOverSplitMinK && (n < 2 * kGuessOverSplitMinN ||
-                                  elements < 2 * kGuessOverSplitMinElements))
+  const GuessOverSplitTier *tier = nullptr;
+  for (const GuessOverSplitTier &t : kGuessOverSplitTiers)
+    if (k >= t.minK) {
+      tier = &t;
+      break;
+    }
+  if (tier ? elements < tier->minElements
+           : n < kGuessOverSplitSmallKMinN ||
+                 elements < kGuessOverSplitSmallKMinElements)
     return false;
   // A direct plan also means k <= kRowMaxK.
   if (batch > kGuessMaxBatch)

@@ -529,6 +529,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"split_k7_batch256", 256, 65536, 7, Case::kRandn, 1.0f},
         Case{"direct_small_k1", 256, 131072, 1, Case::kFewValues, 1.0f},
         Case{"split_k1_batch255", 255, 131072, 1, Case::kRandn, 1.0f},
+        // k = 32 | 31 at 128 x 65536 (k >= 32 from 2^23 elements); k = 16
+        // of rows of 49152, the shortest the guess takes over split.
+        Case{"direct_k32_batch128", 128, 65536, 32, Case::kSpecials, 1.0f},
+        Case{"split_k31_batch128", 128, 65536, 31, Case::kRandn, 1.0f},
+        Case{"direct_k16_n49152", 256, 49152, 16, Case::kFewValues, 1.0f},
         // k = 16384 of rows of a million columns (the long-rows path).
         Case{"long_1e6_k16384", 2, 1000000, 16384, Case::kRandn, 1.0f},
         // More rows than one large-k launch takes (65535); rows around the

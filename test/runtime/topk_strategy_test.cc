@@ -155,8 +155,18 @@ TEST(TopKStrategy, LongRowsGuessAimsAtFourKCandidates) {
 }
 
 TEST(TopKStrategy, DirectGuessTakesSmallKFromSplit) {
-  // k = 8 and 64 from 2^24 elements of rows of 65536 or more; k = 1 from
-  // 2^25 elements of rows of 131072 or more; never below 128 rows.
+  // Rows of 49152 or more: k >= 32 from 2^23 elements, k >= 16 from
+  // 3 * 2^22, k >= 8 from 2^24; k = 1 from 2^25 elements of rows of 131072
+  // or more; never below 128 rows.
+  EXPECT_EQ(ChooseTopKStrategy(128, 65536, 32), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(128, 65536, 31), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(127, 65536, 64), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(192, 65536, 16), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(191, 65536, 16), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(192, 65536, 15), TopKStrategy::kSplit);
+  EXPECT_EQ(ChooseTopKStrategy(256, 49152, 16), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(512, 49152, 8), TopKStrategy::kLongRows);
+  EXPECT_EQ(ChooseTopKStrategy(512, 49151, 64), TopKStrategy::kSplit);
   EXPECT_EQ(ChooseTopKStrategy(256, 65536, 8), TopKStrategy::kLongRows);
   EXPECT_EQ(ChooseTopKStrategy(256, 65536, 7), TopKStrategy::kSplit);
   EXPECT_EQ(ChooseTopKStrategy(255, 65536, 8), TopKStrategy::kSplit);
