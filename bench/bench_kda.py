@@ -6,8 +6,9 @@ same process.
     raw log-decay, beta (B, T, H) bf16 -> o (B, T, H, 128) bf16
 
 Run on a GPU machine with the runtime built and fla-core installed (it is
-pure Python + Triton: pip install --no-deps --no-index .whl/*.whl with the
-fla-core and einops wheels):
+pure Python + Triton: python3 -m pip install --no-deps --no-index
+.whl/*.whl with the fla-core and einops wheels; a bare `pip` may install
+into another interpreter than the one that runs this):
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \\
     PYTHONPATH=runtime/python python3 bench/bench_kda.py
 
