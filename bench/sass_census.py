@@ -19,6 +19,7 @@ import glob
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,6 @@ def find_cuobjdump():
     path = shutil.which("cuobjdump")
     if path:
         return path
-    import site
     for base in site.getsitepackages() + [site.getusersitepackages()]:
         for hit in glob.glob(os.path.join(base, "nvidia", "*", "bin",
                                           "cuobjdump")):

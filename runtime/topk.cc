@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -131,18 +132,17 @@ constexpr int64_t kGuessedPassPrograms = 264, kGuessedPassMinBatch = 128;
 constexpr int64_t kDirectSortSlots = 2048;
 constexpr double kGuessDeviationsBelow = 5.0, kGuessDeviationsAbove = 4.0;
 // Where the direct guessed start takes small k from the split path
-// (DirectGuessBeatsSplit): rows of at least 49152 (the shortest measured;
-// rows of 32768 have no guess plan), and inputs of at least the elements
-// of the first tier whose k it reaches; k below 8, rows of at least 131072
-// and 2^25 elements.
-constexpr int64_t kGuessOverSplitMinN = 49152;
+// (DirectGuessBeatsSplit): the first tier whose k it reaches gives the
+// least row length and input elements. 49152 is the shortest row measured
+// (rows of 32768 have no guess plan).
 struct GuessOverSplitTier {
-  int64_t minK, minElements;
+  int64_t minK, minN, minElements;
 };
 constexpr GuessOverSplitTier kGuessOverSplitTiers[] = {
-    {32, int64_t(1) << 23}, {16, int64_t(3) << 22}, {8, int64_t(1) << 24}};
-constexpr int64_t kGuessOverSplitSmallKMinN = 131072;
-constexpr int64_t kGuessOverSplitSmallKMinElements = int64_t(1) << 25;
+    {32, 49152, int64_t(1) << 23},
+    {16, 49152, int64_t(3) << 22},
+    {8, 49152, int64_t(1) << 24},
+    {1, 131072, int64_t(1) << 25}};
 // The long-rows path (topk_hist_f32, topk_collect_f32): i32 words of state
 // per row (three 2048-bin histograms, three counts, a ticket per pass, the
 // digits chosen after each pass, padding), the programs it
@@ -646,18 +646,11 @@ LongRowsGuessPlan LongRowsGuess(int64_t batch, int64_t n, int64_t k) {
 // 131072 (128 x 131072: 1.21; n = 65536: 1.05-1.55). Below 128 rows (no
 // direct plan) it was slower: 1.3-2.7 of split's time at 32 and 64 rows.
 bool DirectGuessBeatsSplit(int64_t batch, int64_t n, int64_t k) {
-  const int64_t elements = batch * n;
-  if (n < kGuessOverSplitMinN)
-    return false;
-  const GuessOverSplitTier *tier = nullptr;
-  for (const GuessOverSplitTier &t : kGuessOverSplitTiers)
-    if (k >= t.minK) {
-      tier = &t;
-      break;
-    }
-  if (tier ? elements < tier->minElements
-           : n < kGuessOverSplitSmallKMinN ||
-                 elements < kGuessOverSplitSmallKMinElements)
+  const GuessOverSplitTier *tier = std::find_if(
+      std::begin(kGuessOverSplitTiers), std::end(kGuessOverSplitTiers),
+      [&](const GuessOverSplitTier &t) { return k >= t.minK; });
+  if (tier == std::end(kGuessOverSplitTiers) || n < tier->minN ||
+      batch * n < tier->minElements)
     return false;
   // A direct plan also means k <= kRowMaxK.
   if (batch > kGuessMaxBatch)
