@@ -15,7 +15,17 @@ then both are timed with CUDA events around the call alone, L2 flushed
 before every run, median of many runs, inputs rotated among copies, in the
 same process, next to the device-to-device copy ceiling of that run.
 Achieved bandwidth counts the deck's bytes: 2*B*L*Hkv*D*2 + B*H*D*4.
+SWEEP=1 (the default) also times each D kernel of the module (both D = 128
+instances) launched directly over pages per split.
+
+With --grid, a grid of shapes around the deck (batch 1 to 64, lengths 512
+to 32768, head groups 1 to 8, both D) is checked and timed instead, against
+torch and, with TILEC_BASELINE_LIB naming another build of the runtime
+library, that build (column 'base us'); 'programs' (B * Hkv * groups of 16
+heads) decides the runtime's kernel (runtime/paged_decode.h). GRID_SWEEP=1
+adds each point's sweep of both D = 128 kernels.
 """
+import argparse
 import json
 import math
 import os
@@ -26,12 +36,23 @@ import torch
 import torch.nn.functional as F
 
 import tilec
+from baseline import load_baseline
 from kernel_variants import variant_files
 from timing import l2_flusher, time_median
 
 DECK = [(8, 32, 8, 128, 1024), (32, 32, 8, 128, 2048), (4, 64, 8, 128, 4096),
         (16, 32, 8, 128, 1535), (8, 16, 4, 64, 2000)]
 TRITON_US = [45, 92, 70, 63, 99]
+# (B, H, Hkv, D, L) around the deck: every batch from one sequence to a full
+# grid at two lengths, crossing the 8-warp kernel's limit of 256 programs
+# (B = 31 / 32 at 8 kv heads), long single sequences, head groups of 1 and 8
+# (two tiles of 16 heads at G = 32), and D = 64.
+GRID = ([(b, 32, 8, 128, l) for l in (1024, 4096)
+         for b in (1, 2, 4, 8, 16, 24, 31, 32, 64)] +
+        [(b, 32, 8, 128, l) for b in (4, 16) for l in (512, 2048, 8192)] +
+        [(1, 32, 8, 128, 32768), (2, 64, 8, 128, 16384), (8, 8, 8, 128, 2048),
+         (16, 64, 8, 128, 1000), (4, 32, 1, 128, 3000), (48, 32, 8, 128, 777),
+         (8, 16, 4, 64, 2000), (64, 16, 4, 64, 1000), (1, 16, 4, 64, 20000)])
 RUNS = 50
 COPIES = 3
 PAGE = 16
@@ -104,10 +125,12 @@ def variants():
             for name, ptx, meta in variant_files("TILEC_DECODE_VARIANTS")}
 
 
-def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):
-    """The kernel launched directly with `pps` pages per split (the runtime
-    picks pps itself; this sweeps it). A variant built before the merge
-    moved into the split kernel takes a second launch, its combine."""
+def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec",
+               name=None):
+    """Kernel `name` (default paged_decode_d<D>) launched directly with `pps`
+    pages per split (the runtime picks the kernel and pps itself; this
+    sweeps them). A variant built before the merge moved into the split
+    kernel takes a second launch, its combine."""
     _module = module(variant)
     b, h, d = q.shape
     hkv = kv.shape[2]
@@ -115,7 +138,7 @@ def raw_decode(q, kv, table, lens, out, pps, scratch, variant="tilec"):
     splits = (width + pps - 1) // pps
     chunks = (h // hkv + 15) // 16
     pm, pl, pacc, tickets = scratch
-    split = _module.kernel(f"paged_decode_d{d}")
+    split = _module.kernel(name or f"paged_decode_d{d}")
     if any(p["name"] == "tickets" for p in split.params):
         split((splits, hkv * chunks, b), q, kv, table, lens, pm, pl, pacc,
               tickets, out, b, h, hkv, width, kv.shape[0], splits, pps,
@@ -141,29 +164,102 @@ def decode_scratch(b, h, hkv, d, splits):
             torch.zeros(tiles, dtype=torch.int32, device="cuda"))
 
 
-def sweep(inputs, flush, ref, variant):
+def kernel_names(variant, d):
+    """The kernels of `variant` that serve head dim `d`: the embedded module
+    has two at D = 128 (4 warps, and the 8-warp instance)."""
+    names = [f"paged_decode_d{d}"]
+    if variant == "tilec" and d == 128:
+        names.append("paged_decode_d128_w8")
+    return names
+
+
+def sweep(inputs, flush, ref, variant, name=None, spans=(4, 8, 16, 32, 64,
+                                                        128)):
     """Median us per pages-per-split value, for the split heuristic; None
     when the variant's output is wrong."""
     q, kv, table, lens = inputs[0]
     b, h, d = q.shape
     width = table.shape[1]
     result = {}
-    for pps in (4, 8, 16, 32, 64, 128):
+    for pps in spans:
         if pps > 4 and (pps // 2) >= width:
             break
         splits = (width + pps - 1) // pps
         scratch = decode_scratch(b, h, kv.shape[2], d, splits)
         out = torch.full_like(q, float("nan"))
-        raw_decode(*inputs[0], out, pps, scratch, variant)
+        raw_decode(*inputs[0], out, pps, scratch, variant, name)
         if not torch.allclose(out.float(), ref, atol=0.02, rtol=0.02):
             return None
         if scratch[3].any():
             sys.exit(f"{variant}: tickets left nonzero at pps {pps}")
         result[pps] = time_median(
             lambda i: raw_decode(*inputs[i % COPIES], out, pps, scratch,
-                                 variant),
+                                 variant, name),
             flush, 15, warmup=2)
     return result
+
+
+def print_sweep(variant, name, times):
+    print(f"    {variant:>6} {name} pages per split -> us: " + (
+        "WRONG" if times is None else ", ".join(
+            f"{k}: {v:.1f}" for k, v in times.items())))
+
+
+def grid(flush, ceiling, base):
+    """The runtime (and the baseline build) against torch over GRID, each
+    point checked against the float32 reference first."""
+    print(f"{'B,H,Hkv,D,L':>22} {'programs':>8} {'tilec us':>9} {'base us':>8}"
+          f" {'vs base':>7} {'torch us':>9} {'vs torch':>8} {'floor us':>8}")
+    worst = None
+    ratios = []
+    ok = True
+    for b, h, hkv, d, length in GRID:
+        inputs = [make_inputs(b, h, hkv, d, length) for _ in range(COPIES)]
+        q, kv, table, lens = inputs[0]
+        ref = reference(q, kv, table, lens)
+        out = torch.full((b, h, d), float("nan"), dtype=torch.bfloat16,
+                         device="cuda")
+        tilec.paged_decode(q, kv, table, lens, out=out)
+        good = torch.allclose(out.float(), ref, atol=0.02, rtol=0.02)
+        outs = [torch.empty_like(out) for _ in range(COPIES)]
+        ours = time_median(
+            lambda i: tilec.paged_decode(*inputs[i % COPIES],
+                                         out=outs[i % COPIES]), flush, RUNS)
+        based = ""
+        if base is not None:
+            out.fill_(float("nan"))
+            base.paged_decode(q, kv, table, lens, out=out)
+            good &= torch.allclose(out.float(), ref, atol=0.02, rtol=0.02)
+            base_us = time_median(
+                lambda i: base.paged_decode(*inputs[i % COPIES],
+                                            out=outs[i % COPIES]),
+                flush, RUNS)
+            based = f" {base_us:8.1f} {base_us / ours:6.2f}x"
+        else:
+            based = f" {'':>8} {'':>7}"
+        peer = time_median(
+            lambda i: torch_decode(*inputs[i % COPIES], length), flush, RUNS)
+        ok &= good
+        ratios.append(peer / ours)
+        if worst is None or peer / ours < worst[0]:
+            worst = (peer / ours, (b, h, hkv, d, length))
+        nbytes = 2 * b * length * hkv * d * 2 + b * h * d * 4
+        floor = nbytes / (ceiling * 1e12) * 1e6
+        programs = b * hkv * ((h // hkv + 15) // 16)
+        shape = f"({b},{h},{hkv},{d},{length})"
+        print(f"{shape:>22} {programs:>8} {ours:9.1f}{based} {peer:9.1f}"
+              f" {peer / ours:7.2f}x {floor:8.1f}"
+              f"{'' if good else '  WRONG'}", flush=True)
+        if os.environ.get("GRID_SWEEP") == "1":
+            for name in kernel_names("tilec", d):
+                print_sweep("tilec", name,
+                            sweep(inputs, flush, ref, "tilec", name,
+                                  (16, 32, 64, 128, 256, 512, 1024)))
+        del inputs
+    geo = math.exp(statistics.mean(math.log(r) for r in ratios))
+    print(f"{len(ratios)} points, geomean vs torch {geo:.2f}x, least "
+          f"{worst[0]:.2f}x at {worst[1]}")
+    return 0 if ok else 1
 
 
 def copy_ceiling(flush):
@@ -174,11 +270,18 @@ def copy_ceiling(flush):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--grid", action="store_true")
+    args = parser.parse_args()
     torch.manual_seed(0)
     flush = l2_flusher()
     ceiling = copy_ceiling(flush)
     print(f"device: {torch.cuda.get_device_name()}  copy ceiling: "
           f"{ceiling:.2f} TB/s (read+write)")
+    if args.grid:
+        baseline = os.environ.get("TILEC_BASELINE_LIB")
+        return grid(flush, ceiling,
+                    load_baseline(baseline) if baseline else None)
     print(f"{'B,H,Hkv,D,L':>22} {'tilec us':>9} {'torch us':>9} {'vs torch':>8}"
           f" {'triton us':>9} {'vs triton':>9} {'TB/s':>6} {'% copy':>6}"
           f" {'floor us':>8}")
@@ -214,10 +317,9 @@ def main():
               f"{'' if good else '  WRONG'}")
         if os.environ.get("SWEEP", "1") == "1":
             for variant in ["tilec"] + list(variants()):
-                times = sweep(inputs, flush, ref, variant)
-                print(f"    {variant:>6} pages per split -> us: " + (
-                    "WRONG" if times is None else ", ".join(
-                        f"{k}: {v:.1f}" for k, v in times.items())))
+                for name in kernel_names(variant, d):
+                    print_sweep(variant, name,
+                                sweep(inputs, flush, ref, variant, name))
         rows.append(dict(shape=[b, h, hkv, d, length], tilec_us=ours,
                          torch_us=peer, triton_us=triton, tbs=tbs,
                          floor_us=floor, max_err=err, correct=good))

@@ -24,7 +24,6 @@ timed too, in the same process on the same inputs (column 'base us'; with
 --grid as well).
 """
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -32,6 +31,7 @@ import os
 import torch
 
 import tilec
+from baseline import load_baseline
 from timing import l2_flusher, time_median
 
 SHAPES = [(1, 131072, 64), (64, 8192, 8), (32, 16384, 32), (16, 12000, 16),
@@ -153,24 +153,6 @@ def grid(args, base=None):
             json.dump(dict(rows=rows, geomean_speedup=geo), f, indent=1)
     if any(r["correct"] is False for r in rows):
         raise SystemExit(1)
-
-
-def load_baseline(lib):
-    """A second instance of the tilec package bound to the library `lib`
-    (a distinct file, so the two builds load side by side)."""
-    saved = os.environ.get("TILEC_RUNTIME_LIB")
-    os.environ["TILEC_RUNTIME_LIB"] = lib
-    try:
-        spec = importlib.util.spec_from_file_location("tilec_baseline",
-                                                      tilec.__file__)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        if saved is None:
-            del os.environ["TILEC_RUNTIME_LIB"]
-        else:
-            os.environ["TILEC_RUNTIME_LIB"] = saved
-    return module
 
 
 def main():

@@ -143,9 +143,26 @@ static LogicalResult verifyKernelTiles(func::FuncOp kernel) {
   unsigned numWarps = getNumWarps(kernel);
   if (numWarps < 1 || numWarps > 32)
     numWarps = 0;
+  // Without tile.num_warps the count comes from the pipeline's option, so
+  // only a written count is checked against written layouts.
+  bool warpsWritten =
+      numWarps && kernel->hasAttr(TileDialect::kNumWarpsAttrName);
   WalkResult result = kernel.walk([&](Operation *op) {
     for (Type type : op->getResultTypes()) {
       auto tensor = dyn_cast<RankedTensorType>(type);
+      // A layout over other warps than the kernel's leaves some of them
+      // without a share (or names warps that do not exist), and conflicts
+      // with the layouts the compiler builds for tile.num_warps.
+      auto layout =
+          tensor ? dyn_cast_or_null<LayoutAttrInterface>(tensor.getEncoding())
+                 : nullptr;
+      if (warpsWritten && layout && layout.getNumWarps() != numWarps) {
+        op->emitOpError() << "result " << type << " has a layout over "
+                          << layout.getNumWarps()
+                          << " warps; the kernel has tile.num_warps = "
+                          << numWarps;
+        return WalkResult::interrupt();
+      }
       if (tensor && tensor.hasStaticShape() &&
           failed(verifyKernelTile(op, tensor, numWarps)))
         return WalkResult::interrupt();

@@ -48,10 +48,14 @@
 // below the two passes (max, then the weighted sums) it replaced.
 //
 // The D = 64 and D = 128 functions are the same code but for D and the
-// layouts named below.
+// layouts named below. The D = 128 function is also made on 8 warps with
+// three stages (paged_decode_d128_w8; tile-instantiate spreads the named
+// layouts' 4 warps over 8 along the same dimensions), which the runtime
+// runs on grids of fewer than 256 programs, about one per SM: it keeps
+// more of each program's K/V in flight.
 //
-// runtime/paged_decode.cc picks pps (a multiple of 4 pages) from B, Hkv
-// and W so that the grid fills the GPU.
+// runtime/paged_decode.cc picks the kernel and pps (a multiple of 4
+// pages) from B, Hkv and W so that the grid fills the GPU.
 
 // Layouts of the hot tiles, named so that no value changes layout inside
 // the loop: the K/V rows (16-byte runs along D) and their row and column
@@ -361,7 +365,12 @@ func.func @paged_decode_d128(%q: !tile.ptr<bf16>, %kv: !tile.ptr<bf16>,
     %tickets: !tile.ptr<i32>, %out: !tile.ptr<bf16>,
     %B: i32, %H: i32, %Hkv: i32, %W: i32, %pages: i32, %S: i32, %pps: i32,
     %scale: f32)
-    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 2 : i32} {
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.num_stages = 2 : i32,
+                tile.params = {},
+                tile.instances = {
+                  paged_decode_d128 = {},
+                  paged_decode_d128_w8 = {"tile.num_warps" = 8,
+                                          "tile.num_stages" = 3}}} {
   %c4 = arith.constant 4 : i32
   %c15 = arith.constant 15 : i32
   %c16 = arith.constant 16 : i32

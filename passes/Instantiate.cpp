@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/CastInterfaces.h"
@@ -245,6 +246,72 @@ static LogicalResult substitute(func::FuncOp func, const Bindings &bindings) {
   return success();
 }
 
+/// The warps of a layout written for a kernel of `from` warps, spread over
+/// `to`: the dimension holding the most warps (the first of equals) takes
+/// the change. Layouts over fewer warps than `from` are kept; nullopt when
+/// the change does not divide that dimension.
+static std::optional<SmallVector<unsigned>>
+rescaleWarps(ArrayRef<unsigned> warps, unsigned from, unsigned to) {
+  SmallVector<unsigned> scaled(warps);
+  unsigned total = 1;
+  for (unsigned w : warps)
+    total *= w;
+  if (total != from || scaled.empty())
+    return scaled;
+  unsigned *widest = std::max_element(scaled.begin(), scaled.end());
+  if (to >= from) {
+    if (to % from)
+      return std::nullopt;
+    *widest *= to / from;
+    return scaled;
+  }
+  if (from % to || *widest % (from / to))
+    return std::nullopt;
+  *widest /= from / to;
+  return scaled;
+}
+
+/// Spreads the explicit layouts of instance `func`, written for a template
+/// of `from` warps, over the `to` warps its `tile.num_warps` sets, so that
+/// an instance can change the warp count of a kernel that names its
+/// layouts. Slices and dot operands follow their parents.
+static LogicalResult rescaleLayouts(func::FuncOp func, unsigned from,
+                                    unsigned to) {
+  if (from == to)
+    return success();
+  Attribute unscalable;
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [&](BlockedLayoutAttr layout) -> std::optional<Attribute> {
+        auto warps = rescaleWarps(layout.getWarpsPerCTA(), from, to);
+        if (!warps) {
+          unscalable = layout;
+          return layout;
+        }
+        return BlockedLayoutAttr::get(
+            layout.getContext(), layout.getSizePerThread(),
+            layout.getThreadsPerWarp(), *warps, layout.getOrder());
+      });
+  replacer.addReplacement(
+      [&](MmaLayoutAttr layout) -> std::optional<Attribute> {
+        auto warps = rescaleWarps(layout.getWarpsPerCTA(), from, to);
+        if (!warps) {
+          unscalable = layout;
+          return layout;
+        }
+        return MmaLayoutAttr::get(layout.getContext(), layout.getVersion(),
+                                  *warps, layout.getInstrShape());
+      });
+  replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  if (unscalable)
+    return func.emitError()
+           << "cannot spread layout " << unscalable << ", written for " << from
+           << " warps, over " << to << " warps";
+  return success();
+}
+
 struct TileInstantiate
     : public tile::impl::TileInstantiateBase<TileInstantiate> {
   using TileInstantiateBase::TileInstantiateBase;
@@ -332,7 +399,9 @@ struct TileInstantiate
         }
         module.getBody()->getOperations().insert(Block::iterator(tmpl),
                                                  instance);
-        if (failed(substitute(instance, Bindings(defaults, overrides))) ||
+        if (failed(rescaleLayouts(instance, getNumWarps(tmpl),
+                                  getNumWarps(instance))) ||
+            failed(substitute(instance, Bindings(defaults, overrides))) ||
             failed(verify(instance))) {
           tmpl.emitError() << "in instance '" << name << "' of @"
                            << templateName;

@@ -34,6 +34,15 @@ constexpr int64_t kPagesPerStep = 4;
 constexpr int64_t kTargetPrograms = 256;
 constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
 constexpr int64_t kSpanHeadDim = 128;
+// At D = 128, grids of fewer programs than kTargetPrograms run the 8-warp,
+// three-stage instance, about one program per SM, in spans of at least 64
+// pages: on an H100 (bench/RESULTS.md, 2026-12-07) its best spans were 64
+// pages on (8, 1024) (24.7 us against 27.4 for the 4-warp kernel split
+// four ways), (4, 4096) (39.9 against 42.2) and the whole table on (16,
+// 1535) (48.8 against 52.5); on (32, 2048), 256 programs unsplit, it took
+// 105.5 against 101.4.
+constexpr char kWideKernel[] = "paged_decode_d128_w8";
+constexpr int64_t kWideTargetPrograms = 128, kWideMinPagesPerSplit = 64;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
@@ -44,25 +53,32 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 } // namespace
 
-int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
-                             int64_t head_chunks, int64_t width,
-                             int64_t head_dim) {
+PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
+                                int64_t head_chunks, int64_t width,
+                                int64_t head_dim) {
+  const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
+  const int64_t steps = CeilDiv(std::max<int64_t>(width, 1), kPagesPerStep);
+  if (head_dim == 128 && programs < kTargetPrograms) {
+    const int64_t splits = CeilDiv(kWideTargetPrograms, programs);
+    const int64_t pages = CeilDiv(steps, splits) * kPagesPerStep;
+    return {kWideKernel, int(std::max<int64_t>(pages, kWideMinPagesPerSplit))};
+  }
+  const char *kernel =
+      head_dim == 64 ? "paged_decode_d64" : "paged_decode_d128";
   const int64_t scale = std::max<int64_t>(1, kSpanHeadDim / head_dim);
   const int64_t minPages = kMinPagesPerSplit * scale;
   const int64_t maxPages = kMaxPagesPerSplit * scale;
-  const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
   const int64_t splits =
       std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
-  const int64_t pages = CeilDiv(width, splits);
   // Programs enough without splitting: one span of the whole table, which
   // stores its output directly (no partials, no merge). (32, 2048) took
   // 83.1 us so against 98.6 at 64 pages in two spans.
   if (splits == 1)
-    return int(std::max<int64_t>(CeilDiv(width, kPagesPerStep),
-                                 minPages / kPagesPerStep) *
-               kPagesPerStep);
-  return int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep, minPages,
-                        maxPages));
+    return {kernel, int(std::max<int64_t>(steps, minPages / kPagesPerStep) *
+                        kPagesPerStep)};
+  const int64_t pages = CeilDiv(width, splits);
+  return {kernel, int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
+                                 minPages, maxPages))};
 }
 
 absl::Status ValidatePagedDecode(const TensorRef &query,
@@ -145,20 +161,20 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   if (!device.ok())
     return device.status();
   const int64_t dim = query.shape[2];
-  const bool d64 = dim == 64;
-  absl::StatusOr<const Kernel *> split = GetEmbeddedKernel(
-      kModuleName, d64 ? "paged_decode_d64" : "paged_decode_d128", *device);
-  if (!split.ok())
-    return split.status();
-  TILEC_RETURN_IF_ERROR(
-      CheckStream(**driver, stream, (*split)->context(), *device));
-
   // Every extent fits in int32: the element counts do.
   const int batch = int(query.shape[0]), heads = int(query.shape[1]);
   const int pages = int(kv_cache.shape[0]), kv_heads = int(kv_cache.shape[2]);
   const int width = int(block_table.shape[1]);
   const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
-  const int pps = PagedDecodePagesPerSplit(batch, kv_heads, chunks, width, dim);
+  const PagedDecodePlan plan =
+      PlanPagedDecode(batch, kv_heads, chunks, width, dim);
+  absl::StatusOr<const Kernel *> split =
+      GetEmbeddedKernel(kModuleName, plan.kernel, *device);
+  if (!split.ok())
+    return split.status();
+  TILEC_RETURN_IF_ERROR(
+      CheckStream(**driver, stream, (*split)->context(), *device));
+  const int pps = plan.pages_per_split;
   const int splits = int(CeilDiv(width, pps));
   // Per split and tile of up to 16 query heads (b, c): slots of 32 floats
   // for the maxima and the sums and of min(G, 16) rows for the

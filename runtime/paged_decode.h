@@ -49,14 +49,23 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
                          const TensorRef &seq_lens, const TensorRef &out,
                          CUstream stream = nullptr);
 
-// Pages per span for `batch` sequences of `kv_heads` kv heads with
+// The kernel of the "paged_decode" module one call launches and its pages
+// per span, for `batch` sequences of `kv_heads` kv heads with
 // `head_chunks` groups of 16 query heads each, and a table of `width`
-// pages: a multiple of 4 (the kernels' 64-token step), 16 to 64 at
-// `head_dim` 128 (32 to 128 at 64), about 256 programs in all. Exposed for
-// tests.
-int PagedDecodePagesPerSplit(int64_t batch, int64_t kv_heads,
-                             int64_t head_chunks, int64_t width,
-                             int64_t head_dim = 128);
+// pages. Spans are a multiple of 4 pages (the kernels' 64-token step).
+//  - D = 128, fewer than 256 programs: "paged_decode_d128_w8" (8 warps,
+//    three stages), about 128 programs in spans of at least 64 pages;
+//  - otherwise "paged_decode_d128" or "paged_decode_d64" (4 warps), about
+//    256 programs in spans of 16 to 64 pages at D = 128 (32 to 128 at 64),
+//    or one span of the whole table when the grid is full without splits.
+// Exposed for tests.
+struct PagedDecodePlan {
+  const char *kernel;
+  int pages_per_split;
+};
+PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
+                                int64_t head_chunks, int64_t width,
+                                int64_t head_dim = 128);
 
 } // namespace tilec
 

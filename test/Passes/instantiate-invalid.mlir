@@ -38,3 +38,19 @@ func.func @only() attributes {tile.params = {N = 2 : i32},
     tile.instances = {pair = {"tile.targets" = ["sm_101"]}}} {
   return
 }
+
+// -----
+
+// Warps are spread in whole multiples: 4 warps do not become 6.
+// expected-error @+2 {{in instance 'w6' of @uneven}}
+// expected-error @+1 {{cannot spread layout #tile.blocked<size = [1, 8], threads = [2, 16], warps = [4, 1], order = [1, 0]>, written for 4 warps, over 6 warps}}
+func.func @uneven(%p: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.params = {},
+                tile.instances = {w6 = {"tile.num_warps" = 6}}} {
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %p[%n, %n] strides[%n, %n]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16>
+      -> tensor<64x128xbf16, #tile.blocked<size = [1, 8], threads = [2, 16], warps = [4, 1], order = [1, 0]>>
+  return
+}

@@ -180,3 +180,56 @@ func.func @param_first(%n: i32)
   %s = arith.addi %m, %w : i32
   return
 }
+
+// -----
+
+// An instance that changes tile.num_warps spreads the layouts its kernel
+// names over its warps: the dimension holding the most warps takes the
+// change, slices follow their parents, and loop-carried tiles keep one
+// layout. The instance under the template's name stays as written.
+// CHECK-DAG:     #[[B4:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [4, 1], order = [1, 0]>
+// CHECK-DAG:     #[[B2:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [2, 1], order = [1, 0]>
+// CHECK-DAG:     #[[B8:.*]] = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [8, 1], order = [1, 0]>
+// CHECK-DAG:     #[[M4:.*]] = #tile.mma<version = 2, warps = [1, 4], instr = [16, 8, 16]>
+// CHECK-DAG:     #[[M2:.*]] = #tile.mma<version = 2, warps = [1, 2], instr = [16, 8, 16]>
+// CHECK-DAG:     #[[M8:.*]] = #tile.mma<version = 2, warps = [1, 8], instr = [16, 8, 16]>
+// CHECK-DAG:     #[[S4:.*]] = #tile.slice<dim = 1, parent = #[[M4]]>
+// CHECK-DAG:     #[[S2:.*]] = #tile.slice<dim = 1, parent = #[[M2]]>
+// CHECK-DAG:     #[[S8:.*]] = #tile.slice<dim = 1, parent = #[[M8]]>
+// CHECK-LABEL: func.func @named(
+// CHECK-SAME:      tile.num_warps = 4 : i32
+// CHECK:         tile.load {{.*}} : tensor<64x128xbf16, #[[B4]]>
+// CHECK:         scf.for {{.*}} -> (tensor<16x64xf32, #[[M4]]>)
+// CHECK:         tile.iota : tensor<16xi32, #[[S4]]>
+// CHECK-LABEL: func.func @named_w2(
+// CHECK-SAME:      tile.num_warps = 2 : i32
+// CHECK:         tile.load {{.*}} : tensor<64x128xbf16, #[[B2]]>
+// CHECK:         scf.for {{.*}} -> (tensor<16x64xf32, #[[M2]]>)
+// CHECK:         tile.iota : tensor<16xi32, #[[S2]]>
+// CHECK-LABEL: func.func @named_w8(
+// CHECK-SAME:      tile.num_warps = 8 : i32
+// CHECK:         tile.load {{.*}} : tensor<64x128xbf16, #[[B8]]>
+// CHECK:         scf.for {{.*}} -> (tensor<16x64xf32, #[[M8]]>)
+// CHECK:         tile.iota : tensor<16xi32, #[[S8]]>
+// ROUNDTRIP-LABEL: func.func @named(
+#rows = #tile.blocked<size = [1, 8], threads = [2, 16], warps = [4, 1], order = [1, 0]>
+#acc = #tile.mma<version = 2, warps = [1, 4], instr = [16, 8, 16]>
+func.func @named(%p: !tile.ptr<bf16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i32, tile.params = {},
+                tile.instances = {named = {},
+                                  named_w8 = {"tile.num_warps" = 8},
+                                  named_w2 = {"tile.num_warps" = 2}}} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32, #acc>
+  %v = tile.make_view %p[%n, %n] strides[%n, %c1]
+      : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %t = tile.load %v[%c0, %c0] : !tile.view<?x?xbf16>
+      -> tensor<64x128xbf16, #rows>
+  %a = scf.for %i = %c0 to %n step %c1 iter_args(%x = %zero)
+      -> (tensor<16x64xf32, #acc>) : i32 {
+    scf.yield %x : tensor<16x64xf32, #acc>
+  }
+  %r = tile.iota : tensor<16xi32, #tile.slice<dim = 1, parent = #acc>>
+  return
+}

@@ -306,6 +306,14 @@ Case Ragged(std::string name, int heads, int kv_heads, int dim,
   return c;
 }
 
+// Lengths 1, 4, 7, ... for `batch` sequences (at most 91 tokens: 6 pages).
+std::vector<int> RampLens(int batch) {
+  std::vector<int> lens(batch);
+  for (int i = 0; i < batch; ++i)
+    lens[i] = 1 + 3 * i;
+  return lens;
+}
+
 Case Scaled(Case c, const char *suffix, double scale, double atol,
             double rtol) {
   c.name += suffix;
@@ -351,7 +359,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Several spans merged for groups of 20 and 32 heads:
         // tiles of 16 and 4 heads, and two full tiles.
         Ragged("group20_split", 40, 2, 128, {1500, 900, 2000}, 130),
-        Ragged("group32_split", 32, 1, 64, {700, 2100}, 140)),
+        Ragged("group32_split", 32, 1, 64, {700, 2100}, 140),
+        // D = 128 on either side of the 8-warp kernel's limit (256
+        // programs): 31 and 32 sequences of 8 kv heads; and that kernel
+        // over five spans of one sequence.
+        Ragged("w8_below_limit", 16, 8, 128, RampLens(31), 6),
+        Ragged("w4_at_limit", 16, 8, 128, RampLens(32), 6),
+        Ragged("w8_split", 16, 1, 128, {5000}, 320)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 
 } // namespace

@@ -831,28 +831,41 @@ TEST(KdaValidation, RefusesSegmentsTheGridCannotHold) {
   EXPECT_TRUE(b.Validate().ok()) << b.Validate();
 }
 
-TEST(PagedDecodeValidation, SplitsFillTheGridInWholeSteps) {
-  // 64 (sequence, kv head) pairs and 64 pages: 4 spans of 16 pages.
-  EXPECT_EQ(PagedDecodePagesPerSplit(8, 8, 1, 64), 16);
-  // 256 pairs of 128 pages fill the grid unsplit: one span of the whole
-  // table, however long (rounded up to whole steps).
-  EXPECT_EQ(PagedDecodePagesPerSplit(32, 8, 1, 128), 128);
-  EXPECT_EQ(PagedDecodePagesPerSplit(64, 8, 1, 1001), 1004);
-  EXPECT_EQ(PagedDecodePagesPerSplit(256, 1, 1, 3), 16);
-  // 255 pairs: two spans, of at most 64 pages.
-  EXPECT_EQ(PagedDecodePagesPerSplit(255, 1, 1, 1000), 64);
-  // 32 pairs of 256 pages: 8 spans of 32.
-  EXPECT_EQ(PagedDecodePagesPerSplit(4, 8, 1, 256), 32);
-  // 128 pairs of 96 pages: 2 spans of 48.
-  EXPECT_EQ(PagedDecodePagesPerSplit(16, 8, 1, 96), 48);
-  // The least span, 16 pages, even for one page.
-  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1), 16);
-  // D = 64: pages of half the bytes, spans of 32 to 128 pages. 32 pairs
-  // of 125 pages: 8 spans would be 16 pages; 4 spans of 32.
-  EXPECT_EQ(PagedDecodePagesPerSplit(8, 4, 1, 125, 64), 32);
-  EXPECT_EQ(PagedDecodePagesPerSplit(8, 4, 1, 125, 128), 16);
-  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 64000, 64), 128);
-  EXPECT_EQ(PagedDecodePagesPerSplit(1, 1, 1, 1, 64), 32);
+void ExpectPlan(PagedDecodePlan plan, const std::string &kernel, int pages) {
+  EXPECT_EQ(plan.kernel, kernel);
+  EXPECT_EQ(plan.pages_per_split, pages);
+}
+
+TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
+  const std::string wide = "paged_decode_d128_w8", d128 = "paged_decode_d128",
+                    d64 = "paged_decode_d64";
+  // D = 128 below 256 programs: the 8-warp kernel, about 128 programs in
+  // spans of at least 64 pages. 64 (sequence, kv head) pairs of 64 pages:
+  // two spans would be 32 pages; one of 64.
+  ExpectPlan(PlanPagedDecode(8, 8, 1, 64), wide, 64);
+  // 32 pairs of 256 pages: 4 spans of 64.
+  ExpectPlan(PlanPagedDecode(4, 8, 1, 256), wide, 64);
+  // 128 pairs of 96 pages, and 255 pairs of 1000: unsplit.
+  ExpectPlan(PlanPagedDecode(16, 8, 1, 96), wide, 96);
+  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000), wide, 1000);
+  // One pair of 64000 pages: 128 spans of 500.
+  ExpectPlan(PlanPagedDecode(1, 1, 1, 64000), wide, 500);
+  // The least span, 64 pages, even for one page.
+  ExpectPlan(PlanPagedDecode(1, 1, 1, 1), wide, 64);
+  // Two groups of 16 query heads per kv head count as two programs.
+  ExpectPlan(PlanPagedDecode(16, 8, 2, 96), d128, 96);
+  // 256 pairs and more fill the grid unsplit on 4 warps: one span of the
+  // whole table, however long (rounded up to whole steps), at least 16.
+  ExpectPlan(PlanPagedDecode(32, 8, 1, 128), d128, 128);
+  ExpectPlan(PlanPagedDecode(64, 8, 1, 1001), d128, 1004);
+  ExpectPlan(PlanPagedDecode(256, 1, 1, 3), d128, 16);
+  // D = 64: 4 warps, about 256 programs in spans of 32 to 128 pages. 32
+  // pairs of 125 pages: 8 spans would be 16 pages; 4 spans of 32.
+  ExpectPlan(PlanPagedDecode(8, 4, 1, 125, 64), d64, 32);
+  ExpectPlan(PlanPagedDecode(8, 4, 1, 125, 128), wide, 64);
+  ExpectPlan(PlanPagedDecode(1, 1, 1, 64000, 64), d64, 128);
+  ExpectPlan(PlanPagedDecode(1, 1, 1, 1, 64), d64, 32);
+  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000, 64), d64, 128);
 }
 
 // The entry points check before they touch the driver or load a module, so
