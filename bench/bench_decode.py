@@ -21,8 +21,8 @@ instances) launched directly over pages per split.
 With --grid, a grid of shapes around the deck (batch 1 to 64, lengths 512
 to 32768, head groups 1 to 8, both D) is checked and timed instead, against
 torch and, with TILEC_BASELINE_LIB naming another build of the runtime
-library, that build (column 'base us'); 'programs' (B * Hkv * groups of 16
-heads) decides the runtime's kernel (runtime/paged_decode.h). GRID_SWEEP=1
+library, that build (column 'base us'); 'plan' is the kernel and pages per
+span the runtime picks (tilec.paged_decode_plan). GRID_SWEEP=1
 adds each point's sweep of both D = 128 kernels.
 """
 import argparse
@@ -208,7 +208,7 @@ def print_sweep(variant, name, times):
 def grid(flush, ceiling, base):
     """The runtime (and the baseline build) against torch over GRID, each
     point checked against the float32 reference first."""
-    print(f"{'B,H,Hkv,D,L':>22} {'programs':>8} {'tilec us':>9} {'base us':>8}"
+    print(f"{'B,H,Hkv,D,L':>22} {'plan':>13} {'tilec us':>9} {'base us':>8}"
           f" {'vs base':>7} {'torch us':>9} {'vs torch':>8} {'floor us':>8}")
     worst = None
     ratios = []
@@ -245,9 +245,10 @@ def grid(flush, ceiling, base):
             worst = (peer / ours, (b, h, hkv, d, length))
         nbytes = 2 * b * length * hkv * d * 2 + b * h * d * 4
         floor = nbytes / (ceiling * 1e12) * 1e6
-        programs = b * hkv * ((h // hkv + 15) // 16)
+        name, pps = tilec.paged_decode_plan(b, h, hkv, d, table.shape[1])
+        plan = f"{name.replace('paged_decode_', '')} {pps}p"
         shape = f"({b},{h},{hkv},{d},{length})"
-        print(f"{shape:>22} {programs:>8} {ours:9.1f}{based} {peer:9.1f}"
+        print(f"{shape:>22} {plan:>13} {ours:9.1f}{based} {peer:9.1f}"
               f" {peer / ours:7.2f}x {floor:8.1f}"
               f"{'' if good else '  WRONG'}", flush=True)
         if os.environ.get("GRID_SWEEP") == "1":

@@ -203,6 +203,16 @@ int tilec_topk(const void *x, int64_t batch, int64_t n, int64_t k, void *values,
  * docs/runtime.md), without touching the device. A static string. */
 const char *tilec_topk_strategy(int64_t batch, int64_t n, int64_t k);
 
+/* The kernel tilec_paged_decode_tensor launches for `batch` sequences of
+ * `heads` query heads over `kv_heads` kv heads of head dim `head_dim` and a
+ * table of `width` pages, and (through `pages_per_split` when not NULL)
+ * the pages per span of a sequence it gives each program; see
+ * docs/runtime.md. A static string, or NULL for dimensions the decode does
+ * not take. Touches no device. */
+const char *tilec_paged_decode_plan(int64_t batch, int64_t heads,
+                                    int64_t kv_heads, int64_t head_dim,
+                                    int64_t width, int *pages_per_split);
+
 /* Waits for all work in the current context. */
 int tilec_synchronize(void);
 

@@ -193,6 +193,30 @@ TEST(CApiTest, TopKTensorRejectsEachBadArgument) {
               "arguments 'values' and 'indices' overlap in memory");
 }
 
+TEST(CApiTest, PagedDecodePlanNamesTheKernelAndSpan) {
+  int pages = 0;
+  // 8 sequences of 8 kv heads, 64 pages: 64 programs on 8 warps, unsplit.
+  EXPECT_STREQ(tilec_paged_decode_plan(8, 32, 8, 128, 64, &pages),
+               "paged_decode_d128_w8");
+  EXPECT_EQ(pages, 64);
+  // 32 sequences: 256 programs, the 4-warp kernel over the whole table.
+  EXPECT_STREQ(tilec_paged_decode_plan(32, 32, 8, 128, 128, &pages),
+               "paged_decode_d128");
+  EXPECT_EQ(pages, 128);
+  // 40 query heads per kv head are three groups of 16: 96 programs.
+  EXPECT_STREQ(tilec_paged_decode_plan(32, 40, 1, 128, 100, nullptr),
+               "paged_decode_d128_w8");
+  EXPECT_STREQ(tilec_paged_decode_plan(8, 16, 4, 64, 125, &pages),
+               "paged_decode_d64");
+  EXPECT_EQ(pages, 32);
+  // What the decode does not take has no plan.
+  EXPECT_EQ(tilec_paged_decode_plan(8, 30, 8, 128, 64, &pages), nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(8, 32, 8, 96, 64, &pages), nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(0, 32, 8, 128, 64, &pages), nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(8, 32, 0, 128, 64, &pages), nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(8, 32, 8, 128, 0, &pages), nullptr);
+}
+
 TEST(CApiTest, TopKStrategyNamesThePath) {
   EXPECT_STREQ(tilec_topk_strategy(16384, 64, 64), "rows");
   EXPECT_STREQ(tilec_topk_strategy(1, 1000, 64), "rows_few");

@@ -153,6 +153,17 @@ def test_unknown_kernel_lists_available():
         module.kernel("add_one")
 
 
+def test_paged_decode_plan_names_the_kernel_and_span():
+    assert tilec.paged_decode_plan(8, 32, 8, 128, 64) == (
+        "paged_decode_d128_w8", 64)
+    assert tilec.paged_decode_plan(32, 32, 8, 128, 128) == (
+        "paged_decode_d128", 128)
+    assert tilec.paged_decode_plan(8, 16, 4, 64, 125) == (
+        "paged_decode_d64", 32)
+    with pytest.raises(ValueError, match="head_dim 96"):
+        tilec.paged_decode_plan(8, 32, 8, 96, 64)
+
+
 def test_topk_strategy_names_the_path():
     assert tilec.topk_strategy(16384, 64, 64) == "rows"
     assert tilec.topk_strategy(1, 1000, 64) == "rows_few"

@@ -45,6 +45,7 @@ __all__ = [
     "topk",
     "topk_strategy",
     "paged_decode",
+    "paged_decode_plan",
     "kda_forward",
     "TopK",
 ]
@@ -236,6 +237,11 @@ def _declare(lib):
         "tilec_softmax_tensor": (
             c_int,
             [ctypes.POINTER(_Tensor), ctypes.POINTER(_Tensor), c_void_p],
+        ),
+        "tilec_paged_decode_plan": (
+            ctypes.c_char_p, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                              ctypes.c_int64, ctypes.c_int64,
+                              ctypes.POINTER(ctypes.c_int)],
         ),
         "tilec_topk_strategy": (
             ctypes.c_char_p, [ctypes.c_int64, ctypes.c_int64, ctypes.c_int64],
@@ -645,6 +651,22 @@ def paged_decode(query, kv_cache, block_table, seq_lens, out=None,
         ctypes.byref(cl), ctypes.byref(co), handle),
         "tilec_paged_decode_tensor", "tilec.paged_decode")
     return out
+
+
+def paged_decode_plan(batch, heads, kv_heads, head_dim, width):
+    """(kernel name, pages per span) tilec.paged_decode takes for `batch`
+    sequences of `heads` query heads over `kv_heads` kv heads of dim
+    `head_dim` and a block table `width` pages wide (docs/runtime.md),
+    without touching the device."""
+    pps = ctypes.c_int(0)
+    name = _lib.tilec_paged_decode_plan(int(batch), int(heads), int(kv_heads),
+                                        int(head_dim), int(width),
+                                        ctypes.byref(pps))
+    if name is None:
+        raise ValueError("tilec.paged_decode_plan: no decode kernel for "
+                         f"batch {batch}, heads {heads}, kv_heads {kv_heads}, "
+                         f"head_dim {head_dim}, width {width}")
+    return name.decode(), pps.value
 
 
 def kda_forward(q, k, v, g, beta, scale=None, initial_state=None,
