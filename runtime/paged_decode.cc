@@ -34,15 +34,17 @@ constexpr int64_t kPagesPerStep = 4;
 constexpr int64_t kTargetPrograms = 256;
 constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
 constexpr int64_t kSpanHeadDim = 128;
-// At D = 128, grids of fewer programs than kTargetPrograms run the 8-warp,
+// At D = 128, grids of at most 128 programs unsplit run the 8-warp,
 // three-stage instance, about one program per SM, in spans of at least 64
 // pages: on an H100 (bench/RESULTS.md, 2026-12-07) its best spans were 64
 // pages on (8, 1024) (24.7 us against 27.4 for the 4-warp kernel split
 // four ways), (4, 4096) (39.9 against 42.2) and the whole table on (16,
 // 1535) (48.8 against 52.5); on (32, 2048), 256 programs unsplit, it took
-// 105.5 against 101.4.
+// 105.5 against 101.4. Between 128 and 256 programs it has not been timed,
+// so the 4-warp kernel keeps those grids.
 constexpr char kWideKernel[] = "paged_decode_d128_w8";
-constexpr int64_t kWideTargetPrograms = 128, kWideMinPagesPerSplit = 64;
+constexpr int64_t kWideMaxPrograms = 128, kWideTargetPrograms = 128,
+                  kWideMinPagesPerSplit = 64;
 
 absl::Status Invalid(const char *argument, const std::string &why) {
   return absl::InvalidArgumentError(
@@ -58,7 +60,7 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
                                 int64_t head_dim) {
   const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
   const int64_t steps = CeilDiv(std::max<int64_t>(width, 1), kPagesPerStep);
-  if (head_dim == 128 && programs < kTargetPrograms) {
+  if (head_dim == 128 && programs <= kWideMaxPrograms) {
     const int64_t splits = CeilDiv(kWideTargetPrograms, programs);
     const int64_t pages = CeilDiv(steps, splits) * kPagesPerStep;
     return {kWideKernel, int(std::max<int64_t>(pages, kWideMinPagesPerSplit))};

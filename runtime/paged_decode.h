@@ -53,7 +53,7 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
 // per span, for `batch` sequences of `kv_heads` kv heads with
 // `head_chunks` groups of 16 query heads each, and a table of `width`
 // pages. Spans are a multiple of 4 pages (the kernels' 64-token step).
-//  - D = 128, fewer than 256 programs: "paged_decode_d128_w8" (8 warps,
+//  - D = 128, at most 128 programs: "paged_decode_d128_w8" (8 warps,
 //    three stages), about 128 programs in spans of at least 64 pages;
 //  - otherwise "paged_decode_d128" or "paged_decode_d64" (4 warps), about
 //    256 programs in spans of 16 to 64 pages at D = 128 (32 to 128 at 64),

@@ -360,11 +360,11 @@ INSTANTIATE_TEST_SUITE_P(
         // tiles of 16 and 4 heads, and two full tiles.
         Ragged("group20_split", 40, 2, 128, {1500, 900, 2000}, 130),
         Ragged("group32_split", 32, 1, 64, {700, 2100}, 140),
-        // D = 128 on either side of the 8-warp kernel's limit (256
-        // programs): 31 and 32 sequences of 8 kv heads; and that kernel
+        // D = 128 on either side of the 8-warp kernel's limit (128
+        // programs): 16 and 17 sequences of 8 kv heads; and that kernel
         // over five spans of one sequence.
-        Ragged("w8_below_limit", 16, 8, 128, RampLens(31), 6),
-        Ragged("w4_at_limit", 16, 8, 128, RampLens(32), 6),
+        Ragged("w8_at_limit", 16, 8, 128, RampLens(16), 6),
+        Ragged("w4_above_limit", 16, 8, 128, RampLens(17), 6),
         Ragged("w8_split", 16, 1, 128, {5000}, 320)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 

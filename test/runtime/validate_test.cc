@@ -839,20 +839,24 @@ void ExpectPlan(PagedDecodePlan plan, const std::string &kernel, int pages) {
 TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   const std::string wide = "paged_decode_d128_w8", d128 = "paged_decode_d128",
                     d64 = "paged_decode_d64";
-  // D = 128 below 256 programs: the 8-warp kernel, about 128 programs in
+  // D = 128 up to 128 programs: the 8-warp kernel, about 128 programs in
   // spans of at least 64 pages. 64 (sequence, kv head) pairs of 64 pages:
   // two spans would be 32 pages; one of 64.
   ExpectPlan(PlanPagedDecode(8, 8, 1, 64), wide, 64);
   // 32 pairs of 256 pages: 4 spans of 64.
   ExpectPlan(PlanPagedDecode(4, 8, 1, 256), wide, 64);
-  // 128 pairs of 96 pages, and 255 pairs of 1000: unsplit.
+  // 128 pairs of 96 pages: unsplit.
   ExpectPlan(PlanPagedDecode(16, 8, 1, 96), wide, 96);
-  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000), wide, 1000);
+  // 129 pairs and more: the 4-warp kernel, about 256 programs in spans of
+  // 16 to 64 pages; 255 pairs of 1000 pages: two spans, of at most 64.
+  ExpectPlan(PlanPagedDecode(129, 1, 1, 96), d128, 48);
+  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000), d128, 64);
   // One pair of 64000 pages: 128 spans of 500.
   ExpectPlan(PlanPagedDecode(1, 1, 1, 64000), wide, 500);
   // The least span, 64 pages, even for one page.
   ExpectPlan(PlanPagedDecode(1, 1, 1, 1), wide, 64);
   // Two groups of 16 query heads per kv head count as two programs.
+  ExpectPlan(PlanPagedDecode(8, 8, 2, 96), wide, 96);
   ExpectPlan(PlanPagedDecode(16, 8, 2, 96), d128, 96);
   // 256 pairs and more fill the grid unsplit on 4 warps: one span of the
   // whole table, however long (rounded up to whole steps), at least 16.
