@@ -19,7 +19,7 @@ SWEEP=1 (the default) also times each D kernel of the module (both D = 128
 instances) launched directly over pages per split.
 
 With --grid, a grid of shapes around the deck (batch 1 to 64, lengths 512
-to 32768, head groups 1 to 8, both D) is checked and timed instead, against
+to 32768, head ratios 1 to 32, both D) is checked and timed instead, against
 torch and, with TILEC_BASELINE_LIB naming another build of the runtime
 library, that build (column 'base us'); 'plan' is the kernel and pages per
 span the runtime picks (tilec.paged_decode_plan). GRID_SWEEP=1
@@ -44,11 +44,11 @@ DECK = [(8, 32, 8, 128, 1024), (32, 32, 8, 128, 2048), (4, 64, 8, 128, 4096),
         (16, 32, 8, 128, 1535), (8, 16, 4, 64, 2000)]
 TRITON_US = [45, 92, 70, 63, 99]
 # (B, H, Hkv, D, L) around the deck: every batch from one sequence to a full
-# grid at two lengths, crossing the 8-warp kernel's limit of 256 programs
-# (B = 31 / 32 at 8 kv heads), long single sequences, head groups of 1 and 8
-# (two tiles of 16 heads at G = 32), and D = 64.
+# grid at two lengths, crossing the 8-warp kernel's limit of 128 programs
+# (B = 16 / 17 at 8 kv heads) and the 4-warp kernel's of 256 unsplit (31 /
+# 32), long single sequences, head ratios H / Hkv of 1 to 32, and D = 64.
 GRID = ([(b, 32, 8, 128, l) for l in (1024, 4096)
-         for b in (1, 2, 4, 8, 16, 24, 31, 32, 64)] +
+         for b in (1, 2, 4, 8, 16, 17, 24, 31, 32, 64)] +
         [(b, 32, 8, 128, l) for b in (4, 16) for l in (512, 2048, 8192)] +
         [(1, 32, 8, 128, 32768), (2, 64, 8, 128, 16384), (8, 8, 8, 128, 2048),
          (16, 64, 8, 128, 1000), (4, 32, 1, 128, 3000), (48, 32, 8, 128, 777),
@@ -225,7 +225,6 @@ def grid(flush, ceiling, base):
         ours = time_median(
             lambda i: tilec.paged_decode(*inputs[i % COPIES],
                                          out=outs[i % COPIES]), flush, RUNS)
-        based = ""
         if base is not None:
             out.fill_(float("nan"))
             base.paged_decode(q, kv, table, lens, out=out)

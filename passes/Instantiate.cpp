@@ -280,28 +280,30 @@ static LogicalResult rescaleLayouts(func::FuncOp func, unsigned from,
   if (from == to)
     return success();
   Attribute unscalable;
+  // `layout` rebuilt by `make` from its warps spread over `to`.
+  auto rescale = [&](auto layout, auto make) -> std::optional<Attribute> {
+    std::optional<SmallVector<unsigned>> warps =
+        rescaleWarps(layout.getWarpsPerCTA(), from, to);
+    if (!warps) {
+      unscalable = layout;
+      return layout;
+    }
+    return make(*warps);
+  };
   AttrTypeReplacer replacer;
-  replacer.addReplacement(
-      [&](BlockedLayoutAttr layout) -> std::optional<Attribute> {
-        auto warps = rescaleWarps(layout.getWarpsPerCTA(), from, to);
-        if (!warps) {
-          unscalable = layout;
-          return layout;
-        }
-        return BlockedLayoutAttr::get(
-            layout.getContext(), layout.getSizePerThread(),
-            layout.getThreadsPerWarp(), *warps, layout.getOrder());
-      });
-  replacer.addReplacement(
-      [&](MmaLayoutAttr layout) -> std::optional<Attribute> {
-        auto warps = rescaleWarps(layout.getWarpsPerCTA(), from, to);
-        if (!warps) {
-          unscalable = layout;
-          return layout;
-        }
-        return MmaLayoutAttr::get(layout.getContext(), layout.getVersion(),
-                                  *warps, layout.getInstrShape());
-      });
+  replacer.addReplacement([&](BlockedLayoutAttr layout) {
+    return rescale(layout, [&](ArrayRef<unsigned> warps) {
+      return BlockedLayoutAttr::get(
+          layout.getContext(), layout.getSizePerThread(),
+          layout.getThreadsPerWarp(), warps, layout.getOrder());
+    });
+  });
+  replacer.addReplacement([&](MmaLayoutAttr layout) {
+    return rescale(layout, [&](ArrayRef<unsigned> warps) {
+      return MmaLayoutAttr::get(layout.getContext(), layout.getVersion(), warps,
+                                layout.getInstrShape());
+    });
+  });
   replacer.recursivelyReplaceElementsIn(func, /*replaceAttrs=*/true,
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);

@@ -53,17 +53,23 @@ absl::Status Invalid(const char *argument, const std::string &why) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Programs per sequence and kv head: groups of up to 16 of its query heads.
+int64_t HeadGroups(int64_t heads, int64_t kv_heads) {
+  return CeilDiv(heads / kv_heads, kHeadsPerProgram);
+}
+
 } // namespace
 
-PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
-                                int64_t head_chunks, int64_t width,
-                                int64_t head_dim) {
-  const int64_t programs = std::max<int64_t>(1, batch * kv_heads * head_chunks);
+PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
+                                int64_t width, int64_t head_dim) {
+  const int64_t groups = HeadGroups(heads, kv_heads);
+  const int64_t programs = std::max<int64_t>(1, batch * kv_heads * groups);
   const int64_t steps = CeilDiv(std::max<int64_t>(width, 1), kPagesPerStep);
   if (head_dim == 128 && programs <= kWideMaxPrograms) {
     const int64_t splits = CeilDiv(kWideTargetPrograms, programs);
     const int64_t pages = CeilDiv(steps, splits) * kPagesPerStep;
-    return {kWideKernel, int(std::max<int64_t>(pages, kWideMinPagesPerSplit))};
+    return {kWideKernel, int(std::max<int64_t>(pages, kWideMinPagesPerSplit)),
+            int(groups)};
   }
   const char *kernel =
       head_dim == 64 ? "paged_decode_d64" : "paged_decode_d128";
@@ -76,11 +82,15 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
   // stores its output directly (no partials, no merge). (32, 2048) took
   // 83.1 us so against 98.6 at 64 pages in two spans.
   if (splits == 1)
-    return {kernel, int(std::max<int64_t>(steps, minPages / kPagesPerStep) *
-                        kPagesPerStep)};
+    return {
+        kernel,
+        int(std::max<int64_t>(steps, minPages / kPagesPerStep) * kPagesPerStep),
+        int(groups)};
   const int64_t pages = CeilDiv(width, splits);
-  return {kernel, int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
-                                 minPages, maxPages))};
+  return {kernel,
+          int(std::clamp(CeilDiv(pages, kPagesPerStep) * kPagesPerStep,
+                         minPages, maxPages)),
+          int(groups)};
 }
 
 absl::Status ValidatePagedDecode(const TensorRef &query,
@@ -132,7 +142,7 @@ absl::Status ValidatePagedDecode(const TensorRef &query,
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("block_table", block_table, "out", out));
   TILEC_RETURN_IF_ERROR(CheckNoOverlap("seq_lens", seq_lens, "out", out));
   // Programs run along the grid's y (kv heads × head groups) and z (batch).
-  const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
+  const int64_t chunks = HeadGroups(heads, kv_heads);
   if (kv_heads * chunks > kMaxGridYZ)
     return absl::UnimplementedError(absl::StrCat(
         "argument 'kv_cache' has ", kv_heads, " kv heads of ", heads / kv_heads,
@@ -167,9 +177,9 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
   const int batch = int(query.shape[0]), heads = int(query.shape[1]);
   const int pages = int(kv_cache.shape[0]), kv_heads = int(kv_cache.shape[2]);
   const int width = int(block_table.shape[1]);
-  const int64_t chunks = CeilDiv(heads / kv_heads, kHeadsPerProgram);
   const PagedDecodePlan plan =
-      PlanPagedDecode(batch, kv_heads, chunks, width, dim);
+      PlanPagedDecode(batch, heads, kv_heads, width, dim);
+  const int64_t chunks = plan.head_groups;
   absl::StatusOr<const Kernel *> split =
       GetEmbeddedKernel(kModuleName, plan.kernel, *device);
   if (!split.ok())

@@ -50,11 +50,13 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
                          CUstream stream = nullptr);
 
 // The kernel of the "paged_decode" module one call launches and its pages
-// per span, for `batch` sequences of `kv_heads` kv heads with
-// `head_chunks` groups of 16 query heads each, and a table of `width`
-// pages. Spans are a multiple of 4 pages (the kernels' 64-token step).
-//  - D = 128, at most 128 programs: "paged_decode_d128_w8" (8 warps,
-//    three stages), about 128 programs in spans of at least 64 pages;
+// per span, for `batch` sequences of `heads` query heads over `kv_heads` kv
+// heads (a divisor of `heads`) and a table of `width` pages. A program
+// takes a group of up to 16 query heads of one kv head (head_groups per kv
+// head) over one span, a multiple of 4 pages (the kernels' 64-token step).
+//  - D = 128, at most 128 programs unsplit: "paged_decode_d128_w8" (8
+//    warps, three stages), about 128 programs in spans of at least 64
+//    pages;
 //  - otherwise "paged_decode_d128" or "paged_decode_d64" (4 warps), about
 //    256 programs in spans of 16 to 64 pages at D = 128 (32 to 128 at 64),
 //    or one span of the whole table when the grid is full without splits.
@@ -62,10 +64,10 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
 struct PagedDecodePlan {
   const char *kernel;
   int pages_per_split;
+  int head_groups;
 };
-PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t kv_heads,
-                                int64_t head_chunks, int64_t width,
-                                int64_t head_dim = 128);
+PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
+                                int64_t width, int64_t head_dim = 128);
 
 } // namespace tilec
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -476,12 +477,13 @@ const char *tilec_topk_strategy(int64_t batch, int64_t n, int64_t k) {
 const char *tilec_paged_decode_plan(int64_t batch, int64_t heads,
                                     int64_t kv_heads, int64_t head_dim,
                                     int64_t width, int *pages_per_split) {
-  if (batch < 1 || kv_heads < 1 || heads < kv_heads || heads % kv_heads ||
-      width < 1 || (head_dim != 64 && head_dim != 128))
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (batch < 1 || batch > kMax || kv_heads < 1 || heads < kv_heads ||
+      heads > kMax || heads % kv_heads || width < 1 || width > kMax ||
+      (head_dim != 64 && head_dim != 128))
     return nullptr;
-  const int64_t groups = heads / kv_heads;
-  const tilec::PagedDecodePlan plan = tilec::PlanPagedDecode(
-      batch, kv_heads, (groups + 15) / 16, width, head_dim);
+  const tilec::PagedDecodePlan plan =
+      tilec::PlanPagedDecode(batch, heads, kv_heads, width, head_dim);
   if (pages_per_split)
     *pages_per_split = plan.pages_per_split;
   return plan.kernel;

@@ -215,6 +215,10 @@ TEST(CApiTest, PagedDecodePlanNamesTheKernelAndSpan) {
   EXPECT_EQ(tilec_paged_decode_plan(0, 32, 8, 128, 64, &pages), nullptr);
   EXPECT_EQ(tilec_paged_decode_plan(8, 32, 0, 128, 64, &pages), nullptr);
   EXPECT_EQ(tilec_paged_decode_plan(8, 32, 8, 128, 0, &pages), nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(8, 32, 8, 128, int64_t(1) << 31, &pages),
+            nullptr);
+  EXPECT_EQ(tilec_paged_decode_plan(int64_t(1) << 40, 32, 8, 128, 64, &pages),
+            nullptr);
 }
 
 TEST(CApiTest, TopKStrategyNamesThePath) {

@@ -842,34 +842,37 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   // D = 128 up to 128 programs: the 8-warp kernel, about 128 programs in
   // spans of at least 64 pages. 64 (sequence, kv head) pairs of 64 pages:
   // two spans would be 32 pages; one of 64.
-  ExpectPlan(PlanPagedDecode(8, 8, 1, 64), wide, 64);
+  ExpectPlan(PlanPagedDecode(8, 32, 8, 64), wide, 64);
   // 32 pairs of 256 pages: 4 spans of 64.
-  ExpectPlan(PlanPagedDecode(4, 8, 1, 256), wide, 64);
+  ExpectPlan(PlanPagedDecode(4, 32, 8, 256), wide, 64);
   // 128 pairs of 96 pages: unsplit.
-  ExpectPlan(PlanPagedDecode(16, 8, 1, 96), wide, 96);
+  ExpectPlan(PlanPagedDecode(16, 32, 8, 96), wide, 96);
   // 129 pairs and more: the 4-warp kernel, about 256 programs in spans of
   // 16 to 64 pages; 255 pairs of 1000 pages: two spans, of at most 64.
-  ExpectPlan(PlanPagedDecode(129, 1, 1, 96), d128, 48);
-  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000), d128, 64);
+  ExpectPlan(PlanPagedDecode(129, 4, 1, 96), d128, 48);
+  ExpectPlan(PlanPagedDecode(255, 4, 1, 1000), d128, 64);
   // One pair of 64000 pages: 128 spans of 500.
-  ExpectPlan(PlanPagedDecode(1, 1, 1, 64000), wide, 500);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 64000), wide, 500);
   // The least span, 64 pages, even for one page.
-  ExpectPlan(PlanPagedDecode(1, 1, 1, 1), wide, 64);
-  // Two groups of 16 query heads per kv head count as two programs.
-  ExpectPlan(PlanPagedDecode(8, 8, 2, 96), wide, 96);
-  ExpectPlan(PlanPagedDecode(16, 8, 2, 96), d128, 96);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 1), wide, 64);
+  // 32 query heads per kv head are two groups of 16: two programs.
+  ExpectPlan(PlanPagedDecode(8, 256, 8, 96), wide, 96);
+  ExpectPlan(PlanPagedDecode(16, 256, 8, 96), d128, 96);
+  EXPECT_EQ(PlanPagedDecode(16, 256, 8, 96).head_groups, 2);
+  EXPECT_EQ(PlanPagedDecode(16, 40, 1, 96).head_groups, 3);
+  EXPECT_EQ(PlanPagedDecode(16, 16, 1, 96).head_groups, 1);
   // 256 pairs and more fill the grid unsplit on 4 warps: one span of the
   // whole table, however long (rounded up to whole steps), at least 16.
-  ExpectPlan(PlanPagedDecode(32, 8, 1, 128), d128, 128);
-  ExpectPlan(PlanPagedDecode(64, 8, 1, 1001), d128, 1004);
-  ExpectPlan(PlanPagedDecode(256, 1, 1, 3), d128, 16);
+  ExpectPlan(PlanPagedDecode(32, 32, 8, 128), d128, 128);
+  ExpectPlan(PlanPagedDecode(64, 32, 8, 1001), d128, 1004);
+  ExpectPlan(PlanPagedDecode(256, 4, 1, 3), d128, 16);
   // D = 64: 4 warps, about 256 programs in spans of 32 to 128 pages. 32
   // pairs of 125 pages: 8 spans would be 16 pages; 4 spans of 32.
-  ExpectPlan(PlanPagedDecode(8, 4, 1, 125, 64), d64, 32);
-  ExpectPlan(PlanPagedDecode(8, 4, 1, 125, 128), wide, 64);
-  ExpectPlan(PlanPagedDecode(1, 1, 1, 64000, 64), d64, 128);
-  ExpectPlan(PlanPagedDecode(1, 1, 1, 1, 64), d64, 32);
-  ExpectPlan(PlanPagedDecode(255, 1, 1, 1000, 64), d64, 128);
+  ExpectPlan(PlanPagedDecode(8, 16, 4, 125, 64), d64, 32);
+  ExpectPlan(PlanPagedDecode(8, 16, 4, 125, 128), wide, 64);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 64000, 64), d64, 128);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 1, 64), d64, 32);
+  ExpectPlan(PlanPagedDecode(255, 4, 1, 1000, 64), d64, 128);
 }
 
 // The entry points check before they touch the driver or load a module, so
