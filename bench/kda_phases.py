@@ -11,9 +11,10 @@ kernel and one record field. Fresh random inputs (KERNELS.md §4), outputs
 poisoned with NaN first. Exits non-zero when a check fails.
 
     python3 bench/kda_phases.py [--d 128] [--t 200] [--h 2] [--b 2]
-    python3 bench/kda_phases.py --time   # each phase timed on the deck
+    python3 bench/kda_phases.py --time [--shapes 'B,T,H;...']   # phases timed
+    python3 bench/kda_phases.py --errors   # variants' end-to-end error
 
-With --time, kda_prep and kda_chain are timed apart on the deck shapes
+With --time, kda_prep and kda_chain are timed apart on the deck shapes (or --shapes)
 (CUDA events, L2 flushed, median), so that the two-phase schedule's time
 splits into its parts. Builds of kernels_dsl/kda.mlir named in
 TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py, or
@@ -133,7 +134,10 @@ def prep_variants(suffix):
     return variant_modules("TILEC_KDA_VARIANTS")
 
 
-def time_phases(d=128):
+DECK = [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]
+
+
+def time_phases(d=128, shapes=DECK):
     module = tilec.Module.embedded("kda")
     suffix = "_d%d" % d
     others = prep_variants(suffix)
@@ -141,7 +145,7 @@ def time_phases(d=128):
     dev = "cuda"
     none = torch.zeros(1, dtype=torch.int32, device=dev)
     h0 = torch.zeros(1, device=dev)
-    for b, t, h in [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]:
+    for b, t, h in shapes:
         # KERNELS.md's distributions: with unscaled q and k the WY inverse
         # overflows and the variants' records cannot be compared.
         q, k, v = ((torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
@@ -217,16 +221,72 @@ def time_phases(d=128):
             print(line)
 
 
+def variant_errors(d=128):
+    """max |o - recurrence| of the bf16 prep of the embedded build and of
+    each TILEC_KDA_VARIANTS build, all through the embedded bf16 chain, on
+    fresh inputs of KERNELS.md's distributions: the deck's, both stress
+    scales and the long-memory case."""
+    module = tilec.Module.embedded("kda")
+    suffix = "_d%d" % d
+    builds = [("embedded", module)] + prep_variants(suffix)
+    chain = module.kernel("kda_chain_bf16" + suffix)
+    dev = "cuda"
+    none = torch.zeros(1, dtype=torch.int32, device=dev)
+    h0 = torch.zeros(1, device=dev)
+    b, h = 1, 2
+    cases = [("deck", 1024, 0.1, None), ("x2", 1024, 0.2, None),
+             ("x1e-2", 1024, 1e-3, None), ("long_memory", 2048, 0.1, 0.8)]
+    for case, t, amp, beta_value in cases:
+        q, k, v = ((torch.randn(b, t, h, d, device=dev) * amp).bfloat16()
+                   for _ in range(3))
+        if beta_value is None:
+            g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
+            beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
+        else:
+            g = -0.003 + 0.001 * torch.randn(b, t, h, d, device=dev)
+            beta = torch.full((b, t, h), beta_value, device=dev).bfloat16()
+        scale = d ** -0.5
+        want, _ = recurrence(q, k, v, g, beta, scale)
+        c = (t + CHUNK - 1) // CHUNK
+        blocks = d // (16 if d == 64 else 32)
+        line = f"{case} ({b},{t},{h}) max|o| {want.abs().max().item():.3g}:"
+        for name, build in builds:
+            ws = torch.full((b * c * h * record_len(d),), float("nan"),
+                            dtype=torch.bfloat16, device=dev)
+            decays = torch.zeros(b * c * h * d, device=dev)
+            build.kernel("kda_prep_bf16" + suffix)(
+                (h, b, c), q, k, v, g, beta, ws, decays, none, t, h, b, 0,
+                scale)
+            o = torch.full_like(q, float("nan"))
+            ht = torch.empty(b, h, d, d, device=dev)
+            chain((h, b, blocks), ws, decays, o, h0, ht, decays, none, t, h,
+                  b, 0, 1, 0, c)
+            torch.cuda.synchronize()
+            err = (o.double() - want).abs().max().item()
+            line += f" {name} {err:.3g};"
+        print(line)
+
+
 def main():
-    if "--time" in sys.argv:
-        time_phases()
-        return
     parser = argparse.ArgumentParser()
+    parser.add_argument("--time", action="store_true")
+    parser.add_argument("--errors", action="store_true",
+                        help="end-to-end error of each variant's bf16 prep")
+    parser.add_argument("--shapes", default=None,
+                        help="with --time: 'B,T,H;...' instead of the deck")
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--t", type=int, default=200)
     parser.add_argument("--h", type=int, default=2)
     parser.add_argument("--b", type=int, default=2)
     args = parser.parse_args()
+    if args.errors:
+        variant_errors(args.d)
+        return
+    if args.time:
+        shapes = DECK if args.shapes is None else [
+            tuple(int(x) for x in s.split(",")) for s in args.shapes.split(";")]
+        time_phases(args.d, shapes)
+        return
     b, t, h, d = args.b, args.t, args.h, args.d
     torch.manual_seed(torch.seed() % 2**31)
     dev = "cuda"

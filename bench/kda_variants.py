@@ -5,7 +5,7 @@ other function attributes (warps, a register cap), for
     python3 bench/kda_variants.py OUTDIR [NAME='ATTRS' ...]
 
 Each NAME='ATTRS' adds ATTRS (instance attributes, e.g. '"tile.num_warps" =
-16' or '"tile.max_registers" = 128') to both kda_prep instances and writes
+16' or '"tile.max_registers" = 128') to every kda_prep instance and writes
 OUTDIR/NAME.ptx and OUTDIR/NAME.json with emit-ptx (EMIT_PTX, default
 build/bin/emit-ptx; target TARGET, default sm_90a), printing ptxas's
 registers and spills of kda_prep_d128 when ptxas is on PATH. The last line
@@ -19,11 +19,12 @@ import sys
 import kernel_variants
 
 DEFAULT = ['w16="tile.num_warps" = 16', 'r128="tile.max_registers" = 128']
-INSTANCES = ("kda_prep_d128 = {", "kda_prep_d64 = {")
+INSTANCES = ("kda_prep_d128 = {", "kda_prep_d64 = {",
+             "kda_prep_bf16_d128 = {", "kda_prep_bf16_d64 = {")
 
 
 def with_attrs(source, attrs):
-    """`source` with `attrs` added to both kda_prep instances."""
+    """`source` with `attrs` added to every kda_prep instance."""
     for head in INSTANCES:
         at = source.find(head)
         if at < 0:
@@ -38,7 +39,8 @@ def with_attrs(source, attrs):
 def make(source, spec):
     name, attrs = spec.split("=", 1)
     return name, with_attrs(source, attrs), lambda ptx, target: (
-        attrs + kernel_variants.ptxas_usage(ptx, target, "kda_prep_d128"))
+        attrs + kernel_variants.ptxas_usage(ptx, target, "kda_prep_d128")
+        + kernel_variants.ptxas_usage(ptx, target, "kda_prep_bf16_d128"))
 
 
 if __name__ == "__main__":
