@@ -168,7 +168,7 @@ def time_phases(d=128, shapes=DECK):
                 lambda i: prep_k((h, b, c), q, k, v, g, beta, ws, decays,
                                  none, t, h, b, 0, d ** -0.5), flush, 30)
             chain_us = time_median(
-                lambda i: chain((h, b, blocks), ws, decays, o, h0, ht, decays,
+                lambda i: chain((h * blocks, b, 1), ws, decays, o, h0, ht, decays,
                                 none, t, h, b, 0, 1, 0, c), flush, 30)
             line += f" {prep_name} {prep_us:.1f} us, {chain_name} " \
                 f"{chain_us:.1f} us;"
@@ -203,17 +203,17 @@ def time_phases(d=128, shapes=DECK):
                 chain = variant.kernel(chain_name + suffix)
                 o_want = torch.full_like(q, float("nan"))
                 module.kernel(chain_name + suffix)(
-                    (h, b, blocks), ws, decays, o_want, h0, ht, decays, none,
+                    (h * blocks, b, 1), ws, decays, o_want, h0, ht, decays, none,
                     t, h, b, 0, 1, 0, c)
                 o_got = torch.full_like(q, float("nan"))
-                chain((h, b, blocks), ws, decays, o_got, h0, ht, decays,
+                chain((h * blocks, b, 1), ws, decays, o_got, h0, ht, decays,
                       none, t, h, b, 0, 1, 0, c)
                 torch.cuda.synchronize()
                 worst = (o_got.float() - o_want.float()).abs().max().item()
                 good = bool(torch.isfinite(o_got).all()) and worst <= \
                     1e-2 * o_want.float().abs().max().item() + 1e-6
                 t_us = time_median(
-                    lambda i: chain((h, b, blocks), ws, decays, o_got, h0, ht,
+                    lambda i: chain((h * blocks, b, 1), ws, decays, o_got, h0, ht,
                                     decays, none, t, h, b, 0, 1, 0, c),
                     flush, 30)
                 line += f" {chain_name} {t_us:.1f} us (max difference " \
@@ -259,7 +259,7 @@ def variant_errors(d=128):
                 scale)
             o = torch.full_like(q, float("nan"))
             ht = torch.empty(b, h, d, d, device=dev)
-            chain((h, b, blocks), ws, decays, o, h0, ht, decays, none, t, h,
+            chain((h * blocks, b, 1), ws, decays, o, h0, ht, decays, none, t, h,
                   b, 0, 1, 0, c)
             torch.cuda.synchronize()
             err = (o.double() - want).abs().max().item()
@@ -334,7 +334,7 @@ def main():
         h0 = torch.zeros(1, device=dev)
         records, decays = pack(want, d, dtype)
         # One segment of c chunks: the segment buffer is never read.
-        chain((h, b, blocks), records, decays, o, h0, ht, decays, none_i32,
+        chain((h * blocks, b, 1), records, decays, o, h0, ht, decays, none_i32,
               t, h, b, 0, 1, 0, c)
         torch.cuda.synchronize()
         err = (o.double() - ref_o).abs()

@@ -597,9 +597,18 @@ func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
   %cCompose = tile.param "COMPOSE" : i32
   %compose = arith.cmpi ne, %cCompose, %c0 : i32
   %chain = arith.xori %compose, %true : i1
-  %h = tile.program_id x
+  // Program (h·NB + j, n, s): head h, block j of columns, sequence n,
+  // segment s, with NB = D / BV blocks of the state, or 2D / BV of [B | M]
+  // when composing. A head's blocks are neighbours in launch order, so
+  // they run together and read each record from L2 after the first.
+  %cD2 = arith.muli %cD, %c2 : i32
+  %width = arith.select %compose, %cD2, %cD : i32
+  %nb = arith.divsi %width, %cBV : i32
+  %x = tile.program_id x
   %n = tile.program_id y
-  %z = tile.program_id z
+  %s = tile.program_id z
+  %h = arith.divsi %x, %nb : i32
+  %j = arith.remsi %x, %nb : i32
 
   %n1 = arith.addi %n, %c1 : i32
   %cuLen0 = arith.addi %N, %c1 : i32
@@ -627,13 +636,6 @@ func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
   %nC = arith.muli %n, %C : i32
   %slot0 = arith.select %useCu, %cuSlot, %nC : i32
 
-  // Which segment and which block of columns: z = s·NB + j, NB = D / BV
-  // blocks of the state, or 2D / BV of [B | M] when composing.
-  %cD2 = arith.muli %cD, %c2 : i32
-  %width = arith.select %compose, %cD2, %cD : i32
-  %nb = arith.divsi %width, %cBV : i32
-  %s = arith.divsi %z, %nb : i32
-  %j = arith.remsi %z, %nb : i32
   %jcol = arith.muli %j, %cBV : i32
   %pastD = arith.cmpi sge, %jcol, %cD : i32
   %isM = arith.andi %compose, %pastD : i1

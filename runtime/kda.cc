@@ -115,18 +115,6 @@ absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
                    absl::StrCat("is ", options.segment_chunks,
                                 "; expected 0 (chosen from the shape) or a "
                                 "chunk count >= 1"));
-  const int64_t chunks = (tokens + kKdaChunk - 1) / kKdaChunk;
-  if (options.segment_chunks >= 1 && (chunks + options.segment_chunks - 1) /
-                                             options.segment_chunks *
-                                             (2 * dim / KdaChainColumns(dim)) >
-                                         kMaxGridYZ)
-    return Invalid("segment_chunks",
-                   absl::StrCat("is ", options.segment_chunks, "; ", chunks,
-                                " chunks need segments of at least ",
-                                (chunks * 2 * dim / KdaChainColumns(dim) +
-                                 kMaxGridYZ - 1) /
-                                    kMaxGridYZ,
-                                " chunks"));
   int64_t sequences = batch;
   if (options.cu_seqlens) {
     TILEC_RETURN_IF_ERROR(CheckTensor("cu_seqlens", *options.cu_seqlens,
@@ -175,9 +163,11 @@ absl::Status ValidateKdaForward(const TensorRef &q, const TensorRef &k,
   if (options.final_state)
     TILEC_RETURN_IF_ERROR(
         CheckNoOverlap("o", o, "final_state", *options.final_state));
-  if (heads > kMaxGridX)
+  // The compose kernel's grid holds 2·D / BV programs per head along x.
+  const int64_t max_heads = kMaxGridX / (2 * dim / KdaChainColumns(dim));
+  if (heads > max_heads)
     return absl::UnimplementedError(absl::StrCat(
-        "argument 'q' has ", heads, " heads; at most ", kMaxGridX));
+        "argument 'q' has ", heads, " heads; at most ", max_heads));
   if (sequences > kMaxGridYZ)
     return absl::UnimplementedError(
         absl::StrCat(options.cu_seqlens ? "argument 'cu_seqlens' holds "
@@ -321,8 +311,8 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
             // chain's template over [B | M], twice the columns); the
             // segments' entry states, scanned; then the chain replays
             // every segment from its entry state.
-            const Dim3 compose_grid = {uint32_t(heads), uint32_t(sequences),
-                                       uint32_t(segments) * 2 * blocks};
+            const Dim3 compose_grid = {uint32_t(heads) * 2 * blocks,
+                                       uint32_t(sequences), uint32_t(segments)};
             TILEC_RETURN_IF_ERROR((*compose)->Launch(
                 compose_grid, chain_args, stream, PointerCheck::kSkip));
             const KernelArg scan_args[] = {
@@ -338,8 +328,10 @@ absl::Status KdaForward(const TensorRef &q, const TensorRef &k,
             TILEC_RETURN_IF_ERROR((*scan)->Launch(scan_grid, scan_args, stream,
                                                   PointerCheck::kSkip));
           }
-          const Dim3 chain_grid = {uint32_t(heads), uint32_t(sequences),
-                                   uint32_t(segments) * blocks};
+          // A head's blocks of columns are neighbours along x, so they
+          // run together and share each record through L2.
+          const Dim3 chain_grid = {uint32_t(heads) * blocks,
+                                   uint32_t(sequences), uint32_t(segments)};
           return (*chain)->Launch(chain_grid, chain_args, stream,
                                   PointerCheck::kSkip);
         });
