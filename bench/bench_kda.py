@@ -30,12 +30,18 @@ kernel) is checked and timed. Exits non-zero when a check fails.
     --schedules a,b      only these schedules (e.g. two_phase,two_phase_bf16:
                          the single kernel takes tens of ms on large shapes)
     --d 64               head dimension K = V (128 by default)
+
+With TILEC_BASELINE_LIB naming another build of the runtime, that build's
+kda_forward is timed beside ours on the same inputs (column "base us").
 """
 import sys
 
 import torch
 
+import os
+
 import tilec
+from baseline import load_baseline
 from timing import l2_flusher, time_median
 
 DECK = [(2, 1024, 8), (2, 2048, 8), (1, 4096, 8), (1, 2048, 4)]
@@ -91,9 +97,12 @@ def main():
     torch.manual_seed(0)
     flush = l2_flusher()
     scale = DIM ** -0.5
+    base_lib = os.environ.get("TILEC_BASELINE_LIB")
+    base = load_baseline(base_lib) if base_lib else None
     print(f"device: {torch.cuda.get_device_name()}")
     print(f"{'B,T,H':>12} {'schedule':>10} {'tilec us':>9} {'fla us':>9}"
-          f" {'speedup':>8} {'fla (KERNELS.md) us':>20}  check")
+          f" {'speedup':>8} {'fla (KERNELS.md) us':>20} {'base us':>8}"
+          "  check")
     ok = True
     rows = []
     segments = [int(x) for x in option("--segments", "0").split(",")]
@@ -136,20 +145,29 @@ def main():
                                             schedule=schedule,
                                             segment_chunks=segment_chunks),
                 flush, RUNS)
+            based = float("nan")
+            if base is not None:
+                based = time_median(
+                    lambda i: base.kda_forward(
+                        *inputs[i % COPIES], scale=scale,
+                        out=outs[i % COPIES], schedule=schedule,
+                        segment_chunks=segment_chunks), flush, RUNS)
             shape = f"({b},{t},{h})"
             if segment_chunks:
                 schedule = f"{schedule} L={segment_chunks}"
             print(f"{shape:>12} {schedule:>10} {ours:9.1f} {peer:9.1f}"
-                  f" {peer / ours:7.2f}x {recorded:20.0f}  max |o - {against}|"
+                  f" {peer / ours:7.2f}x {recorded:20.0f} {based:8.1f}"
+                  f"  max |o - {against}|"
                   f" {err:.2e}, max |ht - ref| {state_err:.2e}"
                   f"{'' if good else '  WRONG'}")
-            rows.append((shape, schedule, ours, peer))
+            rows.append((shape, schedule, ours, peer, based))
     print()
-    print("| (B, T, H) | schedule | tilec µs | chunk_kda µs | speedup |")
-    print("|---|---|---|---|---|")
-    for shape, schedule, ours, peer in rows:
+    print("| (B, T, H) | schedule | tilec µs | chunk_kda µs | speedup |"
+          " base µs |")
+    print("|---|---|---|---|---|---|")
+    for shape, schedule, ours, peer, based in rows:
         print(f"| {shape} | {schedule} | {ours:.1f} | {peer:.1f} |"
-              f" {peer / ours:.2f}x |")
+              f" {peer / ours:.2f}x | {based:.1f} |")
     if not ok:
         print("FAILED: tilec.kda_forward disagrees with the reference")
         sys.exit(1)
