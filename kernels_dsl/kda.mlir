@@ -27,9 +27,11 @@
 //  - W = T·(beta ⊙ k ⊙ Γ), U = T·(beta ⊙ v); v_new = U − W·S;
 //  - o = scale·(q ⊙ Γ)·S + A_qk·v_new;
 //  - S <- diag(exp(G_last))·S + (k ⊙ exp(G_last − G))ᵀ·v_new.
-// Every dot here has f32 operands (tf32 on the tensor cores, m16n8k8):
-// the WY inverse needs more than bf16's 8 bits; the state products in
-// bf16 (kda_chain_bf16 below) about double the output's error.
+// Every dot here has f32 operands (tf32 on the tensor cores, m16n8k8).
+// The two-phase kernels below take bf16 operands where measured to cost
+// little: the bf16 prep's A_qk, L and WY inverse (fp32 accumulation,
+// within 1.2x of tf32's error), the bf16 chain's state products (about
+// double the output's error).
 // A chunk past the end of the sequence reads zeros (k = v = q = g = beta
 // = 0), which leaves S unchanged, and its rows of o are not stored.
 
@@ -487,8 +489,14 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
       %el = math.exp %dl : !bf
       %ql = arith.mulf %qI, %el : !bf
       %kl = arith.mulf %kI, %el : !bf
-      %aqkI = tile.dot %ql, %krT, %zB : !bf, !kt -> !bsq
-      %akkI = tile.dot %kl, %krT, %zB : !bf, !kt -> !bsq
+      // In the bf16 instances A_qk and L come from bf16 operands, as the
+      // inverse below takes them: records and output stay within 1.2x of
+      // the tf32 operands' error (bench/RESULTS.md, 2026-12-07).
+      %qlR = arith.truncf %ql {tile.elem = "R"} : !bf to !bq
+      %klR = arith.truncf %kl {tile.elem = "R"} : !bf to !bq
+      %krTR = arith.truncf %krT {tile.elem = "R"} : !kt to !ktr
+      %aqkI = tile.dot %qlR, %krTR, %zB : !bq, !ktr -> !bsq
+      %akkI = tile.dot %klR, %krTR, %zB : !bq, !ktr -> !bsq
       %firstB = tile.splat %first : !bsqi
       %rowI = arith.addi %row16, %firstB : !bsqi
       %lowerI = arith.cmpi sge, %rowI, %col16 : !bsqi
@@ -527,10 +535,17 @@ func.func @kda_prep(%q: !tile.ptr<bf16>, %k: !tile.ptr<bf16>,
     tile.barrier
     %Nl = tile.load_shared %nbuf[%c0] : !tile.smem<4096xf32> -> !sq
     %X0 = arith.addf %eye, %Nl : !sq
+    // The doubling's products take R operands (X and the powers of L stay
+    // f32 between steps): half the bytes staged through shared memory and
+    // half the tensor-core instructions of tf32, which is what bounds this
+    // kernel (its shared-memory queue).
     %inv:2 = scf.for %s = %c0 to %c5 step %c1 iter_args(%X = %X0, %P = %Nl)
         -> (!sq, !sq) : i32 {
-      %P2 = tile.dot %P, %P, %zSq : !sq, !sq -> !sq
-      %X2 = tile.dot %X, %P2, %X : !sq, !sq -> !sq
+      %PR = arith.truncf %P {tile.elem = "R"} : !sq to !sqr
+      %P2 = tile.dot %PR, %PR, %zSq : !sqr, !sqr -> !sq
+      %XR = arith.truncf %X {tile.elem = "R"} : !sq to !sqr
+      %P2R = arith.truncf %P2 {tile.elem = "R"} : !sq to !sqr
+      %X2 = tile.dot %XR, %P2R, %X : !sqr, !sqr -> !sq
       scf.yield %X2, %P2 : !sq, !sq
     }
 

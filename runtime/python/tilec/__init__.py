@@ -270,9 +270,9 @@ def _declare(lib):
         ),
     }
     for name, (restype, argtypes) in signatures.items():
-        # Libraries built before tilec_topk_strategy existed (a benchmark's
-        # baseline build) still load.
-        if name == "tilec_topk_strategy" and not hasattr(lib, name):
+        # Libraries built before these planning functions existed (a
+        # benchmark's baseline build) still load.
+        if name in _OPTIONAL and not hasattr(lib, name):
             continue
         function = getattr(lib, name)
         function.restype = restype
@@ -280,6 +280,7 @@ def _declare(lib):
     return lib
 
 
+_OPTIONAL = ("tilec_topk_strategy", "tilec_paged_decode_plan")
 _lib = _load_library()
 
 
