@@ -361,11 +361,14 @@ INSTANTIATE_TEST_SUITE_P(
         Ragged("group20_split", 40, 2, 128, {1500, 900, 2000}, 130),
         Ragged("group32_split", 32, 1, 64, {700, 2100}, 140),
         // D = 128 on either side of the 8-warp kernel's limit (128
-        // programs): 16 and 17 sequences of 8 kv heads; and that kernel
-        // over five spans of one sequence.
+        // programs): 16 and 17 sequences of 8 kv heads; that kernel over
+        // five spans of two sequences (80 programs); and one sequence of
+        // one kv head, whose five spans of 64 pages would be too few
+        // programs for it, on 4 warps in twenty spans.
         Ragged("w8_at_limit", 16, 8, 128, RampLens(16), 6),
         Ragged("w4_above_limit", 16, 8, 128, RampLens(17), 6),
-        Ragged("w8_split", 16, 1, 128, {5000}, 320)),
+        Ragged("w8_split", 16, 8, 128, {5000, 3001}, 320),
+        Ragged("w4_few_programs", 16, 1, 128, {5000}, 320)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 
 } // namespace

@@ -850,8 +850,15 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   ExpectPlan(PlanPagedDecode(255, 4, 1, 1000), d128, 64);
   // One pair of 64000 pages: 128 spans of 500.
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64000), wide, 500);
-  // The least span, 64 pages, even for one page.
-  ExpectPlan(PlanPagedDecode(1, 4, 1, 1), wide, 64);
+  // Spans of at least 64 pages that leave fewer than 64 programs: the
+  // 4-warp kernel. 32 pairs of 64 pages, unsplit on 8 warps, are 128
+  // programs of 16 pages on 4; one pair of 64 pages is 4 of 16.
+  ExpectPlan(PlanPagedDecode(4, 32, 8, 64), d128, 16);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 64), d128, 16);
+  // 16 pairs: 64 programs in 4 spans of 64 pages, at the limit; one page
+  // fewer than 4 spans and 48 programs on 8 warps are too few.
+  ExpectPlan(PlanPagedDecode(2, 32, 8, 256), wide, 64);
+  ExpectPlan(PlanPagedDecode(2, 32, 8, 192), d128, 16);
   // 32 query heads per kv head are two groups of 16: two programs.
   ExpectPlan(PlanPagedDecode(8, 256, 8, 96), wide, 96);
   ExpectPlan(PlanPagedDecode(16, 256, 8, 96), d128, 96);
