@@ -23,7 +23,9 @@ to 32768, head ratios 1 to 32, both D) is checked and timed instead, against
 torch and, with TILEC_BASELINE_LIB naming another build of the runtime
 library, that build (column 'base us'); 'plan' is the kernel and pages per
 span the runtime picks (tilec.paged_decode_plan). GRID_SWEEP=1
-adds each point's sweep of both D = 128 kernels.
+adds each point's sweep of the point's D kernels (both at D = 128), and
+of each TILEC_DECODE_VARIANTS build's; GRID_POINTS="B,H,Hkv,D,L;..."
+times those points instead of the grid.
 """
 import argparse
 import json
@@ -213,7 +215,11 @@ def grid(flush, ceiling, base):
     worst = None
     ratios = []
     ok = True
-    for b, h, hkv, d, length in GRID:
+    points = GRID
+    if os.environ.get("GRID_POINTS"):
+        points = [tuple(int(x) for x in p.split(","))
+                  for p in os.environ["GRID_POINTS"].split(";")]
+    for b, h, hkv, d, length in points:
         inputs = [make_inputs(b, h, hkv, d, length) for _ in range(COPIES)]
         q, kv, table, lens = inputs[0]
         ref = reference(q, kv, table, lens)
@@ -251,10 +257,11 @@ def grid(flush, ceiling, base):
               f" {peer / ours:7.2f}x {floor:8.1f}"
               f"{'' if good else '  WRONG'}", flush=True)
         if os.environ.get("GRID_SWEEP") == "1":
-            for name in kernel_names("tilec", d):
-                print_sweep("tilec", name,
-                            sweep(inputs, flush, ref, "tilec", name,
-                                  (16, 32, 64, 128, 256, 512, 1024)))
+            for variant in ["tilec"] + list(variants()):
+                for name in kernel_names(variant, d):
+                    print_sweep(variant, name,
+                                sweep(inputs, flush, ref, variant, name,
+                                      (16, 32, 64, 128, 256, 512, 1024)))
         del inputs
     geo = math.exp(statistics.mean(math.log(r) for r in ratios))
     print(f"{len(ratios)} points, geomean vs torch {geo:.2f}x, least "

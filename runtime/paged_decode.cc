@@ -33,6 +33,13 @@ constexpr int64_t kPagesPerStep = 4;
 // ahead and gathers branched once).
 constexpr int64_t kTargetPrograms = 256;
 constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
+// At most 8 spans at D = 128 (16 at D = 64) unless the span would pass
+// its bound: each span's partials cost the merge, and at few (sequence,
+// kv head) pairs more spans lost on an H100 (bench/RESULTS.md, 2026-12-07,
+// later): (1, 32, 8, 128, 4096) 26.2 us in 8 spans of 32 pages against
+// 29.0 in 16 of 16; (1, 16, 4, 64, 20000) 32.3 in 20 spans of 64 pages
+// against 43.9 in 40 of 32.
+constexpr int64_t kMaxSplits = 8;
 constexpr int64_t kSpanHeadDim = 128;
 // At D = 128, grids of at most 128 programs unsplit run the 8-warp,
 // three-stage instance, about one program per SM, in spans of at least 64
@@ -82,8 +89,8 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
   const int64_t scale = std::max<int64_t>(1, kSpanHeadDim / head_dim);
   const int64_t minPages = kMinPagesPerSplit * scale;
   const int64_t maxPages = kMaxPagesPerSplit * scale;
-  const int64_t splits =
-      std::max<int64_t>(1, CeilDiv(kTargetPrograms, programs));
+  const int64_t splits = std::clamp<int64_t>(CeilDiv(kTargetPrograms, programs),
+                                             1, kMaxSplits * scale);
   // Programs enough without splitting: one span of the whole table, which
   // stores its output directly (no partials, no merge). (32, 2048) took
   // 83.1 us so against 98.6 at 64 pages in two spans.

@@ -855,10 +855,14 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   // programs of 16 pages on 4; one pair of 64 pages is 4 of 16.
   ExpectPlan(PlanPagedDecode(4, 32, 8, 64), d128, 16);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64), d128, 16);
-  // 16 pairs: 64 programs in 4 spans of 64 pages, at the limit; one page
-  // fewer than 4 spans and 48 programs on 8 warps are too few.
+  // 16 pairs: 64 programs in 4 spans of 64 pages, at the limit; 3 spans
+  // and 48 programs on 8 warps are too few, and the 4-warp kernel takes
+  // at most 8 spans (of 24 pages here, not 16 of 12 rounded up to 16).
   ExpectPlan(PlanPagedDecode(2, 32, 8, 256), wide, 64);
-  ExpectPlan(PlanPagedDecode(2, 32, 8, 192), d128, 16);
+  ExpectPlan(PlanPagedDecode(2, 32, 8, 192), d128, 24);
+  // One pair of 1000 pages: 8 spans would be 125 pages, past the bound
+  // of 64, so 16 spans of 64.
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 1000), d128, 64);
   // 32 query heads per kv head are two groups of 16: two programs.
   ExpectPlan(PlanPagedDecode(8, 256, 8, 96), wide, 96);
   ExpectPlan(PlanPagedDecode(16, 256, 8, 96), d128, 96);
@@ -876,6 +880,8 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   ExpectPlan(PlanPagedDecode(8, 16, 4, 125, 128), wide, 64);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64000, 64), d64, 128);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 1, 64), d64, 32);
+  // At most 16 spans at D = 64: four pairs of 1250 pages, 80 pages each.
+  ExpectPlan(PlanPagedDecode(1, 16, 4, 1250, 64), d64, 80);
   ExpectPlan(PlanPagedDecode(255, 4, 1, 1000, 64), d64, 128);
 }
 
