@@ -5,13 +5,15 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=META < %t.sm90a.json
 // RUN: FileCheck %s --check-prefix=SEG < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=PREP < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=PREP < %t.sm80.ptx
 
-// The KDA kernels on both targets: every product a tf32 dot on mma.sync
-// (m16n8k8, operands rounded with cvt.rna while staged), the cumulative
-// decay a scan (shfl.sync.up), exponentials on ex2; one instance per head
-// dim of each of the three templates, and the chain's bf16 instances, whose
-// products are bf16 mma.sync (and, for the 128×32 update of a block of
-// state columns on sm_90a, wgmma).
+// The KDA kernels on both targets: every product of the tf32 instances a
+// tf32 dot on mma.sync (m16n8k8, operands rounded with cvt.rna while
+// staged), the cumulative decay a scan (shfl.sync.up), exponentials on
+// ex2; one instance per head dim of each of the three templates, and the
+// prep's and chain's bf16 instances, whose products are bf16 mma.sync (and,
+// for the 128×32 update of a block of state columns on sm_90a, wgmma).
 // PTX-DAG: .entry kda_fwd_d128(
 // PTX-DAG: .entry kda_fwd_d64(
 // PTX-DAG: .entry kda_prep_d128(
@@ -51,3 +53,14 @@
 // SEG-LABEL: .entry kda_seg_scan_d128(
 // SEG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // SEG: st.global
+
+// The bf16 prep: A_qk, L, the WY inverse, W and U all on bf16 operands, no
+// tf32 left; the f32 prep keeps tf32.
+// PREP-LABEL: .entry kda_prep_bf16_d128(
+// PREP-NOT: tf32
+// PREP: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PREP-NOT: tf32
+// PREP-LABEL: .entry kda_prep_bf16_d64(
+// PREP-NOT: tf32
+// PREP-LABEL: .entry kda_prep_d128(
+// PREP: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
