@@ -14,11 +14,12 @@ poisoned with NaN first. Exits non-zero when a check fails.
     python3 bench/kda_phases.py --time [--shapes 'B,T,H;...']   # phases timed
     python3 bench/kda_phases.py --errors   # variants' end-to-end error
 
-With --time, kda_prep and kda_chain are timed apart on the deck shapes (or --shapes)
-(CUDA events, L2 flushed, median), so that the two-phase schedule's time
-splits into its parts. Builds of kernels_dsl/kda.mlir named in
-TILEC_KDA_VARIANTS="name=a.ptx,a.json;..." (bench/kda_variants.py, or
-emit-ptx under other compiler options) are timed beside it: their
+With --time, kda_prep and kda_chain are timed apart on the deck shapes
+(or those of --shapes; CUDA events, L2 flushed, median), so that the
+two-phase schedule's time splits into its parts. Builds of
+kernels_dsl/kda.mlir named in TILEC_KDA_VARIANTS="name=a.ptx,a.json;..."
+(bench/kda_variants.py, or emit-ptx under other compiler options) are
+timed beside it: their
 kda_prep and kda_prep_bf16, each checked against the embedded kernel's
 records on the same inputs, and their kda_chain and kda_chain_bf16 on
 the embedded records, checked against the embedded chain's output.
@@ -80,6 +81,26 @@ def chunk_records(q, k, v, g, beta, scale):
 def record_len(d):
     """Elements of one record: −W, U, q ⊙ Γ, (k ⊙ exp(G_last − G))ᵀ, A_qk."""
     return 256 * d + CHUNK * CHUNK
+
+
+def make_inputs(b, t, h, d, amp=0.1, beta_value=None, dev="cuda"):
+    """q, k, v, g, beta of KERNELS.md's distributions (q, k, v = randn·amp;
+    with beta_value, the long-memory case: g ≈ −0.003, beta constant)."""
+    q, k, v = ((torch.randn(b, t, h, d, device=dev) * amp).bfloat16()
+               for _ in range(3))
+    if beta_value is None:
+        g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
+        beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
+    else:
+        g = -0.003 + 0.001 * torch.randn(b, t, h, d, device=dev)
+        beta = torch.full((b, t, h), beta_value, device=dev).bfloat16()
+    return q, k, v, g, beta
+
+
+def chain_grid(b, h, d):
+    """kda_chain's grid for one segment: a head's blocks of state columns
+    (32 wide at D = 128, 16 at 64) along x, sequences along y."""
+    return (h * (d // (16 if d == 64 else 32)), b, 1)
 
 
 def pack(rec, d, dtype):
@@ -148,17 +169,14 @@ def time_phases(d=128, shapes=DECK):
     for b, t, h in shapes:
         # KERNELS.md's distributions: with unscaled q and k the WY inverse
         # overflows and the variants' records cannot be compared.
-        q, k, v = ((torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
-                   for _ in range(3))
-        g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
-        beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
+        q, k, v, g, beta = make_inputs(b, t, h, d)
         c = (t + CHUNK - 1) // CHUNK
         o = torch.empty_like(q)
         ht = torch.empty(b, h, d, d, device=dev)
         decays = torch.zeros(b * c * h * d, device=dev)
-        blocks = d // (16 if d == 64 else 32)
+        grid = chain_grid(b, h, d)
         line = f"({b},{t},{h}) D={d}, {b * c * h} prep programs, {c} " \
-            f"chunks, {b * h * blocks} chain programs:"
+            f"chunks, {grid[0] * grid[1]} chain programs:"
         for prep_name, chain_name, dtype in PHASES:
             prep_k = module.kernel(prep_name + suffix)
             chain = module.kernel(chain_name + suffix)
@@ -168,8 +186,8 @@ def time_phases(d=128, shapes=DECK):
                 lambda i: prep_k((h, b, c), q, k, v, g, beta, ws, decays,
                                  none, t, h, b, 0, d ** -0.5), flush, 30)
             chain_us = time_median(
-                lambda i: chain((h * blocks, b, 1), ws, decays, o, h0, ht, decays,
-                                none, t, h, b, 0, 1, 0, c), flush, 30)
+                lambda i: chain(grid, ws, decays, o, h0, ht, decays, none,
+                                t, h, b, 0, 1, 0, c), flush, 30)
             line += f" {prep_name} {prep_us:.1f} us, {chain_name} " \
                 f"{chain_us:.1f} us;"
         print(line)
@@ -203,18 +221,18 @@ def time_phases(d=128, shapes=DECK):
                 chain = variant.kernel(chain_name + suffix)
                 o_want = torch.full_like(q, float("nan"))
                 module.kernel(chain_name + suffix)(
-                    (h * blocks, b, 1), ws, decays, o_want, h0, ht, decays, none,
-                    t, h, b, 0, 1, 0, c)
+                    grid, ws, decays, o_want, h0, ht, decays, none, t, h, b,
+                    0, 1, 0, c)
                 o_got = torch.full_like(q, float("nan"))
-                chain((h * blocks, b, 1), ws, decays, o_got, h0, ht, decays,
-                      none, t, h, b, 0, 1, 0, c)
+                chain(grid, ws, decays, o_got, h0, ht, decays, none, t, h,
+                      b, 0, 1, 0, c)
                 torch.cuda.synchronize()
                 worst = (o_got.float() - o_want.float()).abs().max().item()
                 good = bool(torch.isfinite(o_got).all()) and worst <= \
                     1e-2 * o_want.float().abs().max().item() + 1e-6
                 t_us = time_median(
-                    lambda i: chain((h * blocks, b, 1), ws, decays, o_got, h0, ht,
-                                    decays, none, t, h, b, 0, 1, 0, c),
+                    lambda i: chain(grid, ws, decays, o_got, h0, ht, decays,
+                                    none, t, h, b, 0, 1, 0, c),
                     flush, 30)
                 line += f" {chain_name} {t_us:.1f} us (max difference " \
                     f"{worst:.3g}{'' if good else ' WRONG'});"
@@ -237,18 +255,10 @@ def variant_errors(d=128):
     cases = [("deck", 1024, 0.1, None), ("x2", 1024, 0.2, None),
              ("x1e-2", 1024, 1e-3, None), ("long_memory", 2048, 0.1, 0.8)]
     for case, t, amp, beta_value in cases:
-        q, k, v = ((torch.randn(b, t, h, d, device=dev) * amp).bfloat16()
-                   for _ in range(3))
-        if beta_value is None:
-            g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
-            beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
-        else:
-            g = -0.003 + 0.001 * torch.randn(b, t, h, d, device=dev)
-            beta = torch.full((b, t, h), beta_value, device=dev).bfloat16()
+        q, k, v, g, beta = make_inputs(b, t, h, d, amp, beta_value)
         scale = d ** -0.5
         want, _ = recurrence(q, k, v, g, beta, scale)
         c = (t + CHUNK - 1) // CHUNK
-        blocks = d // (16 if d == 64 else 32)
         line = f"{case} ({b},{t},{h}) max|o| {want.abs().max().item():.3g}:"
         for name, build in builds:
             ws = torch.full((b * c * h * record_len(d),), float("nan"),
@@ -259,8 +269,8 @@ def variant_errors(d=128):
                 scale)
             o = torch.full_like(q, float("nan"))
             ht = torch.empty(b, h, d, d, device=dev)
-            chain((h * blocks, b, 1), ws, decays, o, h0, ht, decays, none, t, h,
-                  b, 0, 1, 0, c)
+            chain(chain_grid(b, h, d), ws, decays, o, h0, ht, decays, none,
+                  t, h, b, 0, 1, 0, c)
             torch.cuda.synchronize()
             err = (o.double() - want).abs().max().item()
             line += f" {name} {err:.3g};"
@@ -284,17 +294,14 @@ def main():
         return
     if args.time:
         shapes = DECK if args.shapes is None else [
-            tuple(int(x) for x in s.split(",")) for s in args.shapes.split(";")]
+            tuple(int(x) for x in shape.split(","))
+            for shape in args.shapes.split(";")]
         time_phases(args.d, shapes)
         return
     b, t, h, d = args.b, args.t, args.h, args.d
     torch.manual_seed(torch.seed() % 2**31)
     dev = "cuda"
-    q = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
-    k = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
-    v = (torch.randn(b, t, h, d, device=dev) * 0.1).bfloat16()
-    g = torch.randn(b, t, h, d, device=dev) * 0.1 - 0.05
-    beta = torch.sigmoid(torch.randn(b, t, h, device=dev)).bfloat16()
+    q, k, v, g, beta = make_inputs(b, t, h, d)
     scale = d ** -0.5
     c = (t + CHUNK - 1) // CHUNK
     suffix = "_d%d" % d
@@ -328,14 +335,13 @@ def main():
     ref_o, ref_s = recurrence(q, k, v, g, beta, scale)
     for _, chain_name, dtype in PHASES:
         chain = module.kernel(chain_name + suffix)
-        blocks = d // (16 if d == 64 else 32)
         o = torch.full_like(q, float("nan"))
         ht = torch.full((b, h, d, d), float("nan"), device=dev)
         h0 = torch.zeros(1, device=dev)
         records, decays = pack(want, d, dtype)
         # One segment of c chunks: the segment buffer is never read.
-        chain((h * blocks, b, 1), records, decays, o, h0, ht, decays, none_i32,
-              t, h, b, 0, 1, 0, c)
+        chain(chain_grid(b, h, d), records, decays, o, h0, ht, decays,
+              none_i32, t, h, b, 0, 1, 0, c)
         torch.cuda.synchronize()
         err = (o.double() - ref_o).abs()
         serr = (ht.double() - ref_s).abs()
