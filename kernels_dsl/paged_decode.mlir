@@ -51,9 +51,10 @@
 // layouts named below. The D = 128 function is also made on 8 warps with
 // three stages (paged_decode_d128_w8; tile-instantiate spreads the named
 // layouts' 4 warps over 8 along the same dimensions), which the runtime
-// runs on grids of at most 128 programs unsplit, about one per SM, when
-// its spans of at least 64 pages leave it 64 programs or more: it keeps
-// more of each program's K/V in flight.
+// runs on grids of at most 128 programs unsplit, about one per SM, in
+// spans of at least 64 pages when they leave it 64 programs or more, else
+// in the 4-warp kernel's shorter spans: it keeps more of each program's
+// K/V in flight.
 //
 // runtime/paged_decode.cc picks the kernel and pps (a multiple of 4
 // pages) from B, Hkv and W so that the grid fills the GPU.

@@ -50,11 +50,13 @@ constexpr int64_t kSpanHeadDim = 128;
 // four ways), (4, 4096) (39.9 against 42.2) and the whole table on (16,
 // 1535) (48.8 against 52.5); on (32, 2048), 256 programs unsplit, it took
 // 105.5 against 101.4. Between 128 and 256 programs it has not been timed,
-// so the 4-warp kernel keeps those grids. Nor does the instance take
-// grids its spans leave under 64 programs: on an H100 (bench/RESULTS.md,
-// 2026-12-07, later) it lost there to the 4-warp kernel's shorter spans,
-// (1, 1024) 22.0 us against 15.7 (8 programs), (4, 1024) 23.0 against
-// 19.9 (32), (4, 32, 1, 128, 3000) 25.6 against 18.8 (24).
+// so the 4-warp kernel keeps those grids. Where spans of 64 pages leave
+// fewer than 64 programs, it takes the 4-warp kernel's shorter spans
+// instead: with 64 it lost there ((1, 1024) 22.0 us against 15.7, 8
+// programs), while over the same spans it beat the 4-warp kernel at every
+// such grid measured (bench/RESULTS.md, 2026-12-07, evening): (1, 1024)
+// 14.7 against 15.9 at 16 pages, (4, 1024) 18.7 against 20.1, (1, 2048)
+// 18.4 against 20.2, (1, 4096) 22.5 against 26.1 at 32 pages.
 constexpr char kWideKernel[] = "paged_decode_d128_w8";
 constexpr int64_t kWideMaxPrograms = 128, kWideTargetPrograms = 128,
                   kWideMinPagesPerSplit = 64, kWideMinPrograms = 64;
@@ -78,6 +80,7 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
   const int64_t groups = HeadGroups(heads, kv_heads);
   const int64_t programs = std::max<int64_t>(1, batch * kv_heads * groups);
   const int64_t steps = CeilDiv(std::max<int64_t>(width, 1), kPagesPerStep);
+  bool wide = false;
   if (head_dim == 128 && programs <= kWideMaxPrograms) {
     const int64_t splits = CeilDiv(kWideTargetPrograms, programs);
     const int64_t pages = std::max<int64_t>(
@@ -85,9 +88,11 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
     if (programs * CeilDiv(std::max<int64_t>(width, 1), pages) >=
         kWideMinPrograms)
       return {kWideKernel, int(pages), int(groups)};
+    wide = true;
   }
-  const char *kernel =
-      head_dim == 64 ? "paged_decode_d64" : "paged_decode_d128";
+  const char *kernel = wide             ? kWideKernel
+                       : head_dim == 64 ? "paged_decode_d64"
+                                        : "paged_decode_d128";
   const int64_t scale = std::max<int64_t>(1, kSpanHeadDim / head_dim);
   const int64_t minPages = kMinPagesPerSplit * scale;
   const int64_t maxPages = kMaxPagesPerSplit * scale;

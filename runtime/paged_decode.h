@@ -56,7 +56,8 @@ absl::Status PagedDecode(const TensorRef &query, const TensorRef &kv_cache,
 // head) over one span, a multiple of 4 pages (the kernels' 64-token step).
 //  - D = 128, at most 128 programs unsplit: "paged_decode_d128_w8" (8
 //    warps, three stages), about 128 programs in spans of at least 64
-//    pages, when those spans give it at least 64 programs;
+//    pages when those spans give it at least 64 programs, else over the
+//    spans the 4-warp kernel would take (below);
 //  - otherwise "paged_decode_d128" or "paged_decode_d64" (4 warps), about
 //    256 programs in spans of 16 to 64 pages at D = 128 (32 to 128 at 64)
 //    and at most 8 spans (16 at 64) unless that passes the longest span,

@@ -314,6 +314,15 @@ std::vector<int> RampLens(int batch) {
   return lens;
 }
 
+// `batch` lengths spread over [0, most]: 0, most, and steps of 97 tokens
+// modulo most + 1 between them.
+std::vector<int> SpreadLens(int batch, int most) {
+  std::vector<int> lens(batch);
+  for (int i = 0; i < batch; ++i)
+    lens[i] = i == 1 ? most : (97 * i) % (most + 1);
+  return lens;
+}
+
 Case Scaled(Case c, const char *suffix, double scale, double atol,
             double rtol) {
   c.name += suffix;
@@ -362,13 +371,16 @@ INSTANTIATE_TEST_SUITE_P(
         Ragged("group32_split", 32, 1, 64, {700, 2100}, 140),
         // D = 128 on either side of the 8-warp kernel's limit (128
         // programs): 16 and 17 sequences of 8 kv heads; that kernel over
-        // five spans of two sequences (80 programs); and one sequence of
-        // one kv head, whose five spans of 64 pages would be too few
-        // programs for it, on 4 warps in twenty spans.
+        // five spans of two sequences (80 programs); one sequence of one
+        // kv head, whose five spans of 64 pages would be too few
+        // programs, on 8 warps in the 4-warp kernel's eight spans of 40;
+        // and the 4-warp kernel split, 132 programs in two spans of 20
+        // pages with tiles of 16 and 4 heads.
         Ragged("w8_at_limit", 16, 8, 128, RampLens(16), 6),
         Ragged("w4_above_limit", 16, 8, 128, RampLens(17), 6),
         Ragged("w8_split", 16, 8, 128, {5000, 3001}, 320),
-        Ragged("w4_few_programs", 16, 1, 128, {5000}, 320)),
+        Ragged("w8_few_programs", 16, 1, 128, {5000}, 320),
+        Ragged("w4_split", 40, 2, 128, SpreadLens(33, 640), 40)),
     [](const ::testing::TestParamInfo<Case> &info) { return info.param.name; });
 
 } // namespace

@@ -851,18 +851,22 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   // One pair of 64000 pages: 128 spans of 500.
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64000), wide, 500);
   // Spans of at least 64 pages that leave fewer than 64 programs: the
-  // 4-warp kernel. 32 pairs of 64 pages, unsplit on 8 warps, are 128
-  // programs of 16 pages on 4; one pair of 64 pages is 4 of 16.
-  ExpectPlan(PlanPagedDecode(4, 32, 8, 64), d128, 16);
-  ExpectPlan(PlanPagedDecode(1, 4, 1, 64), d128, 16);
+  // 8-warp kernel over the 4-warp kernel's spans. 32 pairs of 64 pages,
+  // unsplit, are 128 programs of 16 pages; one pair of 64 pages is 4 of
+  // 16.
+  ExpectPlan(PlanPagedDecode(4, 32, 8, 64), wide, 16);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 64), wide, 16);
   // 16 pairs: 64 programs in 4 spans of 64 pages, at the limit; 3 spans
-  // and 48 programs on 8 warps are too few, and the 4-warp kernel takes
-  // at most 8 spans (of 24 pages here, not 16 of 12 rounded up to 16).
+  // and 48 programs are too few, and the 4-warp kernel's rule takes at
+  // most 8 spans (of 24 pages here, not 16 of 12 rounded up to 16).
   ExpectPlan(PlanPagedDecode(2, 32, 8, 256), wide, 64);
-  ExpectPlan(PlanPagedDecode(2, 32, 8, 192), d128, 24);
+  ExpectPlan(PlanPagedDecode(2, 32, 8, 192), wide, 24);
   // One pair of 1000 pages: 8 spans would be 125 pages, past the bound
   // of 64, so 16 spans of 64.
-  ExpectPlan(PlanPagedDecode(1, 4, 1, 1000), d128, 64);
+  ExpectPlan(PlanPagedDecode(1, 4, 1, 1000), wide, 64);
+  // Over 128 programs the 4-warp kernel, split: 132 programs (33
+  // sequences, two groups of heads per kv head) take two spans of 20.
+  ExpectPlan(PlanPagedDecode(33, 40, 2, 40), d128, 20);
   // 32 query heads per kv head are two groups of 16: two programs.
   ExpectPlan(PlanPagedDecode(8, 256, 8, 96), wide, 96);
   ExpectPlan(PlanPagedDecode(16, 256, 8, 96), d128, 96);
