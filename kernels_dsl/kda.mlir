@@ -590,7 +590,13 @@ func.func @kda_chain(%ws: !tile.ptr<bf16> {tile.elem = "P"},
                   kda_compose_d128 = {P = f32, COMPOSE = 1 : i32},
                   kda_compose_d64 = {D = 64 : i32, BV = 16 : i32, P = f32,
                                      COMPOSE = 1 : i32},
-                  kda_compose_bf16_d128 = {COMPOSE = 1 : i32},
+                  // A ring of two stages (88 KiB in all, 126 registers)
+                  // lets two programs share an SM: the composition has
+                  // twice the chain's programs. 3-6% faster end to end
+                  // on the segmented shapes, none slower (H100,
+                  // bench/RESULTS.md, 2026-12-07, evening).
+                  kda_compose_bf16_d128 = {COMPOSE = 1 : i32,
+                                           "tile.num_stages" = 2 : i32},
                   kda_compose_bf16_d64 = {D = 64 : i32, BV = 16 : i32,
                                           COMPOSE = 1 : i32}}} {
   %c0 = arith.constant 0 : i32
