@@ -167,11 +167,15 @@ def decode_scratch(b, h, hkv, d, splits):
 
 
 def kernel_names(variant, d):
-    """The kernels of `variant` that serve head dim `d`: the embedded module
-    has two at D = 128 (4 warps, and the 8-warp instance)."""
-    names = [f"paged_decode_d{d}"]
-    if variant == "tilec" and d == 128:
-        names.append("paged_decode_d128_w8")
+    """The kernels of `variant` that serve head dim `d`: paged_decode_d<D>
+    and, where the module has them, its 8-warp instances (_w8, _w8s3)."""
+    names = []
+    for suffix in ("", "_w8", "_w8s3"):
+        try:
+            module(variant).kernel(f"paged_decode_d{d}{suffix}")
+        except tilec.TilecError:
+            continue
+        names.append(f"paged_decode_d{d}{suffix}")
     return names
 
 
@@ -262,7 +266,7 @@ def grid(flush, ceiling, base):
                     print_sweep(variant, name,
                                 sweep(inputs, flush, ref, variant, name,
                                       (16, 32, 64, 128, 256, 512, 1024)))
-        del inputs
+        inputs = None  # frees the copies before the next point
     geo = math.exp(statistics.mean(math.log(r) for r in ratios))
     print(f"{len(ratios)} points, geomean vs torch {geo:.2f}x, least "
           f"{worst[0]:.2f}x at {worst[1]}")
