@@ -8,6 +8,8 @@ does slightly less work). Run on a GPU machine with the runtime built:
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \
     PYTHONPATH=runtime/python python3 bench/bench_gemm.py
 
+    python3 bench/bench_gemm.py --grid   # fp8 only, over WIDE_GRID
+
 Every shape is first checked on fresh random data against a float64
 reference (the inputs of ../shared/KERNELS.md section 1, plus its stress
 cases), with the output poisoned (NaN) before the run; then both are timed
@@ -27,6 +29,14 @@ DECK = [(4096, 4096, 4096), (4096, 4096, 4127), (32, 8192, 8192),
 GRID = [(1, 1, 1), (7, 13, 17), (129, 257, 100), (1000, 1000, 1000),
         (32, 4096, 4096), (256, 8192, 1024), (2048, 2048, 8192)]
 RUNS = 30
+# --grid: fp8 over rows on either side of the dispatch's crossovers
+# (runtime/gemm_configs.cc: 64-row tiles up to 128 rows, split K when
+# 64 x 64 tiles leave SMs idle, then 64 x 128, 128 x 128, 128 x 256 and the
+# persistent 128 x 256 as the tiles grow) and the weight shapes of common
+# layers.
+WIDE_ROWS = [1, 16, 64, 128, 129, 256, 512, 777, 1024, 2048, 4096, 8192]
+WIDE_WEIGHTS = [(4096, 4096), (14336, 4096), (4096, 14336), (1024, 8192),
+                (8192, 1024), (2880, 2880)]
 
 
 def tilec_gemm(x, w, scale, y):
@@ -81,7 +91,7 @@ def check_shape(m, n, k):
     return ok
 
 
-def bench(m, n, k, flush):
+def bench(m, n, k, flush, with_bf16=True):
     x, w, s = fp8_inputs(m, n, k)
     y = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
     ours8 = time_median(lambda _: tilec_gemm(x, w, s, y), flush, RUNS)
@@ -109,6 +119,8 @@ def bench(m, n, k, flush):
             torch._scaled_mm(xp, wp.t(), scale_a=one, scale_b=sb,
                              out_dtype=torch.bfloat16)
         peer8_padded = time_median(padded_peer, flush, RUNS)
+    if not with_bf16:
+        return ours8, peer8, peer8_padded, float("nan"), float("nan")
     xb = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     wb = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
     sf = torch.rand(n, device="cuda")
@@ -117,9 +129,40 @@ def bench(m, n, k, flush):
     return ours8, peer8, peer8_padded, oursb, peerb
 
 
+def wide_grid(flush):
+    """fp8 against cuBLAS over WIDE_ROWS x WIDE_WEIGHTS, each shape checked
+    once first; the shapes slower than cuBLAS listed at the end."""
+    ok = True
+    slow = []
+    ratios = []
+    print(f"{'M x N x K':>22} | {'fp8 ours':>9} {'cuBLAS':>8} {'ratio':>6}"
+          f" {'TFLOP/s':>8}")
+    for n, k in WIDE_WEIGHTS:
+        for m in WIDE_ROWS:
+            x, w, s = fp8_inputs(m, n, k)
+            ok &= check(x, w, s, 0.2, 0.2, f"fp8 {m}x{n}x{k}")
+            o8, p8, _, _, _ = bench(m, n, k, flush, with_bf16=False)
+            ratios.append(p8 / o8)
+            if p8 / o8 < 1:
+                slow.append((p8 / o8, m, n, k))
+            tf = 2 * m * n * k / (o8 * 1e-6) / 1e12
+            print(f"{f'{m} x {n} x {k}':>22} | {o8:8.1f}u {p8:7.1f}u "
+                  f"{p8 / o8:6.2f} {tf:8.0f}", flush=True)
+    geo = 1.0
+    for r in ratios:
+        geo *= r ** (1 / len(ratios))
+    print(f"{len(ratios)} shapes, geomean {geo:.3f}x cuBLAS; slower than "
+          f"cuBLAS: " + (", ".join(f"{m}x{n}x{k} {r:.2f}"
+                                   for r, m, n, k in sorted(slow)) or "none"))
+    print("correctness:", "all shapes pass" if ok else "FAILURES")
+    return 0 if ok else 1
+
+
 def main():
     torch.manual_seed(0)
     flush = l2_flusher()
+    if "--grid" in sys.argv:
+        return wide_grid(flush)
     ok = True
     for m, n, k in GRID + DECK:
         ok &= check_shape(m, n, k)
