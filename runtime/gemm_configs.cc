@@ -199,8 +199,12 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // 17.9).
   const bool fp8 = dtype == DType::kF8E4M3;
   if (m <= 128) {
+    // Two rows of 64-row tiles that fill the SMs are more than one wave of
+    // them: fp8 takes one row of 128 x 128 instead (128 x 14336 x 4096 on
+    // an H100: 33.6 us against 51.5, cuBLAS 33.7; bench/RESULTS.md,
+    // 2026-12-07, evening). bf16 is not measured there.
     if (Tiles(m, n, 64, 128) >= sms)
-      return Find(dtype, 64, 128, 0, true);
+      return Find(dtype, fp8 && m > 64 ? 128 : 64, 128, 0, true);
     if (Tiles(m, n, 64, 64) >= sms)
       return Find(dtype, 64, 64, 5);
     // Fewer 64 x 64 tiles than SMs: the K loop split over programs
@@ -233,10 +237,15 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // 109.6 against 109.3; bf16 669 against 743, 1544 against 1658, 197.2
   // against 193.4. One wave of 128 x 256: fp8 2048^2 x 8192 50.8 against
   // 57.0 without a producer warp, bf16 94.5 against 106.7.
+  //
+  // fp8 also takes one wave of 128 x 256 where 128 x 128 tiles would need
+  // a second, mostly idle one (1024 x 2880 x 2880 on an H100: 96 programs
+  // of 128 x 256 22.5 us, 184 of 128 x 128 36.4, cuBLAS 24.7;
+  // bench/RESULTS.md, 2026-12-07, evening); bf16 is not measured there.
   const int64_t wide = Tiles(m, n, 128, 256);
   if (wide > sms)
     return Find(dtype, 128, 256, 0, true, true);
-  if (wide * 4 >= sms * 3)
+  if (wide * 4 >= sms * 3 || (fp8 && Tiles(m, n, 128, 128) > sms))
     return Find(dtype, 128, 256, 0, true);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
     return Find(dtype, 128, 128, 0, true);

@@ -202,6 +202,23 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
             "gemm_fp8_64x64_s8");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 32, 4096, 896, kH200).kernel,
             "gemm_fp8_64x128_ws");
+  // Two rows of 64 x 128 tiles that pass the SMs: fp8 takes one row of
+  // 128 x 128 (112 programs at N = 14336); 64 rows keep 64 x 128.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 128, 14336, 4096, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 65, 16896, 4096, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 14336, 4096, kH200).kernel,
+            "gemm_bf16_64x128_ws");
+  // One wave of 128 x 256 (8 x 12 = 96 programs) where 128 x 128 would
+  // take 184: fp8 takes 128 x 256; 2048 x 1024 (64 against 128 programs,
+  // one wave either way) keeps 128 x 128.
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 2880, 2880, kH200).kernel,
+            "gemm_fp8_128x256_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 2048, 1024, 8192, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1024, 2880, 2880, kH200).kernel,
+            "gemm_bf16_ws");
   // Up to 128 rows take 64-row tiles: 2 x 128 programs of 64 x 64.
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 8192, 8192, kH200).kernel,
             "gemm_bf16_64x64");
