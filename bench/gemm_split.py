@@ -4,6 +4,10 @@ SMs: the measurements GemmSplitParts and ChooseGemmConfig stand on.
 
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so PYTHONPATH=runtime/python \\
         python3 bench/gemm_split.py [fp8|bf16 ...]
+    # other shapes, and the split instances of another build of the
+    # template (unsplit ones stay the embedded module's):
+    python3 bench/gemm_split.py --shapes 512x4096x4096,129x1024x8192 \
+        --module gemm.ptx gemm.json --split gemm_fp8_ws_sk fp8
 
 Each instance is launched directly on 16-byte aligned operands (grid z =
 parts, partial sums and tickets in buffers of this script), checked against
@@ -32,10 +36,11 @@ SHAPES = [(32, 8192, 8192), (32, 4096, 4096), (1, 4096, 4096),
 RUNS = 20
 
 
-def main(dtypes):
+def main(dtypes, split_module=None):
     torch.manual_seed(0)
     flush = l2_flusher()
     module = tilec.Module.embedded("gemm")
+    split_module = split_module or module
     ok = True
     for dname in dtypes:
         dt = torch.float8_e4m3fn if dname == "fp8" else torch.bfloat16
@@ -66,7 +71,7 @@ def main(dtypes):
             print(line, flush=True)
             for name in SPLIT[dname]:
                 bm, bn = tile_of(name)
-                kern = module.kernel(name)
+                kern = split_module.kernel(name)
                 gx, gy = (n + bn - 1) // bn, (m + bm - 1) // bm
                 cells = []
                 for parts in PARTS:
@@ -95,4 +100,19 @@ def main(dtypes):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["fp8", "bf16"]))
+    args = sys.argv[1:]
+    other = None
+    while args[:1] in (["--shapes"], ["--module"], ["--split"]):
+        if args[0] == "--shapes":
+            SHAPES = [tuple(int(e) for e in shape.split("x"))
+                      for shape in args[1].split(",")]
+            args = args[2:]
+        elif args[0] == "--module":
+            other = tilec.Module.from_files(args[1], args[2])
+            args = args[3:]
+        else:
+            names = args[1].split(",")
+            for dname in SPLIT:
+                SPLIT[dname] = [n for n in names if f"_{dname}_" in n]
+            args = args[2:]
+    sys.exit(main(args or ["fp8", "bf16"], other))
