@@ -38,9 +38,9 @@ constexpr int64_t kMinPagesPerSplit = 16, kMaxPagesPerSplit = 64;
 // kv head) pairs more spans lost on an H100 (bench/RESULTS.md, 2026-12-07,
 // later): (1, 32, 8, 128, 4096) 26.2 us in 8 spans of 32 pages against
 // 29.0 in 16 of 16; (1, 16, 4, 64, 20000) 32.3 in 20 spans of 64 pages
-// and 34.4 in 10 of 128 against 43.9 in 40 of 32 (this rule gives it 16
-// of 80, between the two, not yet timed; nor is (4, 32, 1, 128, 3000),
-// which goes from 12 spans of 16 pages to 8 of 24).
+// and 34.4 in 10 of 128 against 43.9 in 40 of 32. This rule gives the
+// latter 16 spans of 80 pages: 31.4 us, against 43.8 before it and 37.0
+// for torch (bench/RESULTS.md, 2026-12-07, evening).
 constexpr int64_t kMaxSplits = 8;
 constexpr int64_t kSpanHeadDim = 128;
 // At D = 128, grids of at most 128 programs unsplit run the 8-warp,
