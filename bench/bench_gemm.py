@@ -8,7 +8,7 @@ does slightly less work). Run on a GPU machine with the runtime built:
     TILEC_RUNTIME_LIB=build/lib/libtilec_runtime.so \
     PYTHONPATH=runtime/python python3 bench/bench_gemm.py
 
-    python3 bench/bench_gemm.py --grid   # fp8 only, over WIDE_GRID
+    python3 bench/bench_gemm.py --grid   # fp8 only, WIDE_ROWS x WIDE_WEIGHTS
 
 Every shape is first checked on fresh random data against a float64
 reference (the inputs of ../shared/KERNELS.md section 1, plus its stress

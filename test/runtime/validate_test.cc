@@ -851,9 +851,9 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   // One pair of 64000 pages: 128 spans of 500.
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64000), wide, 500);
   // Spans of at least 64 pages that leave fewer than 64 programs: the
-  // 8-warp kernel over the 4-warp kernel's spans. 32 pairs of 64 pages,
-  // unsplit, are 128 programs of 16 pages; one pair of 64 pages is 4 of
-  // 16.
+  // 8-warp kernel over the 4-warp kernel's spans. 32 pairs of 64 pages
+  // (32 programs in one span of 64) take 4 spans of 16, 128 programs; one
+  // pair of 64 pages takes 4 spans of 16.
   ExpectPlan(PlanPagedDecode(4, 32, 8, 64), wide, 16);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64), wide, 16);
   // 16 pairs: 64 programs in 4 spans of 64 pages, at the limit; 3 spans
