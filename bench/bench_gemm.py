@@ -9,6 +9,7 @@ does slightly less work). Run on a GPU machine with the runtime built:
     PYTHONPATH=runtime/python python3 bench/bench_gemm.py
 
     python3 bench/bench_gemm.py --grid   # fp8 only, WIDE_ROWS x WIDE_WEIGHTS
+    python3 bench/bench_gemm.py --grid --rows 512,2048 --weights 3584x8192
 
 Every shape is first checked on fresh random data against a float64
 reference (the inputs of ../shared/KERNELS.md section 1, plus its stress
@@ -158,7 +159,20 @@ def wide_grid(flush):
     return 0 if ok else 1
 
 
+def parse_lists():
+    """--rows M,M,... and --weights NxK,... replace the --grid lists."""
+    global WIDE_ROWS, WIDE_WEIGHTS
+    args = sys.argv[1:]
+    for flag, value in zip(args, args[1:]):
+        if flag == "--rows":
+            WIDE_ROWS = [int(m) for m in value.split(",")]
+        elif flag == "--weights":
+            WIDE_WEIGHTS = [tuple(int(e) for e in nk.split("x"))
+                            for nk in value.split(",")]
+
+
 def main():
+    parse_lists()
     torch.manual_seed(0)
     flush = l2_flusher()
     if "--grid" in sys.argv:

@@ -76,6 +76,28 @@ constexpr GemmConfig kConfigs[] = {
      1,
      {},
      true},
+    {"gemm_fp8_ws_sk",
+     DType::kF8E4M3,
+     128,
+     128,
+     5,
+     true,
+     false,
+     false,
+     1,
+     {},
+     true},
+    {"gemm_fp8_128x256_ws_sk",
+     DType::kF8E4M3,
+     128,
+     256,
+     4,
+     true,
+     false,
+     false,
+     1,
+     {},
+     true},
     // CTA pairs of sm_100a: 128 x 256 per program, 256 x 256 per pair; a
     // program stages half of B, so a stage is 32 KiB for either type.
     {"gemm_bf16_pair", DType::kBF16, 128, 256, 5, false, false, true, 1,
@@ -242,13 +264,36 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   // a second, mostly idle one (1024 x 2880 x 2880 on an H100: 96 programs
   // of 128 x 256 22.5 us, 184 of 128 x 128 36.4, cuBLAS 24.7;
   // bench/RESULTS.md, 2026-12-07, evening); bf16 is not measured there.
+  //
+  // fp8 products of 512 rows or more and long K whose 128 x 256 tiles
+  // fill between 3/8 and 1/2 of the SMs take that tile with the K loop
+  // split in two (512 x 4096 x
+  // 14336 on an H100: 64.8 us against 76.8 for one wave of 128 x 128,
+  // cuBLAS 52.2; 2048 x 1024 x 8192: 44.9 against 46.7; bench/RESULTS.md,
+  // 2026-12-07, night). With K of 4096 or less the partial sums' round
+  // trip costs more than the second part saves (512 x 4096 x 4096: 35.7
+  // against 26.9).
   const int64_t wide = Tiles(m, n, 128, 256);
+  if (fp8 && m >= 512 && wide * 2 <= sms && wide * 8 >= sms * 3 &&
+      k >= kGemmWideSplitMinK)
+    return Find(dtype, 128, 256, 4, true, false, false, 1, /*split_k=*/true);
   if (wide > sms)
     return Find(dtype, 128, 256, 0, true, true);
   if (wide * 4 >= sms * 3 || (fp8 && Tiles(m, n, 128, 128) > sms))
     return Find(dtype, 128, 256, 0, true);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
     return Find(dtype, 128, 128, 0, true);
+  // Where even 64 x 128 tiles leave half the SMs idle, fp8 splits the K
+  // loop of the warp-specialized 128 x 128 over GemmSplitParts programs
+  // (129 x 1024 x 8192 on an H100: 21.2 us in 8 parts against 28.0 for
+  // the 24 programs of 64 x 128, cuBLAS 25.0; bench/RESULTS.md,
+  // 2026-12-07, night).
+  if (fp8 && Tiles(m, n, 64, 128) * 2 < sms) {
+    const GemmConfig &split =
+        Find(dtype, 128, 128, 5, true, false, false, 1, /*split_k=*/true);
+    if (GemmSplitParts(split, m, n, k, device) > 1)
+      return split;
+  }
   return Find(dtype, 64, 128, 0, true);
 }
 

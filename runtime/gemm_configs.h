@@ -72,6 +72,9 @@ struct GemmDevice {
 // of the loop (BK = 128 bytes of K), at most kGemmMaxSplitParts.
 inline constexpr int kGemmMinSplitIterations = 8;
 inline constexpr int kGemmMaxSplitParts = 8;
+// The K (in elements) from which fp8 products split the K loop of 128 x
+// 256 tiles in two (ChooseGemmConfig).
+inline constexpr int64_t kGemmWideSplitMinK = 8192;
 int GemmSplitParts(const GemmConfig &config, int64_t m, int64_t n, int64_t k,
                    const GemmDevice &device);
 

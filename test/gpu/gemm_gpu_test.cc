@@ -269,6 +269,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{"k_tail", 64, 200, 4127},
                       Shape{"skinny_m", 32, 1024, 2048},
                       Shape{"several_tiles", 384, 256, 512},
+                      // Beyond 128 rows with 64 x 128 tiles for under half
+                      // the SMs: the entry point splits the K loop of
+                      // 128 x 128 (gemm_fp8_ws_sk, 2 parts on 132 SMs).
+                      Shape{"split_rows", 200, 512, 2048},
                       // More tiles than programs fit on the GPU, for the
                       // persistent instances (a short last group of rows).
                       Shape{"many_tiles", 1664, 2816, 200},

@@ -211,12 +211,41 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 128, 14336, 4096, kH200).kernel,
             "gemm_bf16_64x128_ws");
   // One wave of 128 x 256 (8 x 12 = 96 programs) where 128 x 128 would
-  // take 184: fp8 takes 128 x 256; 2048 x 1024 (64 against 128 programs,
-  // one wave either way) keeps 128 x 128.
+  // take 184: fp8 takes 128 x 256; 2048 x 1024 x 4096 (64 against 128
+  // programs, one wave either way) keeps 128 x 128.
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 1024, 2880, 2880, kH200).kernel,
             "gemm_fp8_128x256_ws");
-  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 2048, 1024, 8192, kH200).kernel,
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 2048, 1024, 4096, kH200).kernel,
             "gemm_fp8_ws");
+  // From K = 8192 and 512 rows, 49-66 tiles of 128 x 256 split the K loop
+  // in two; shorter K, fewer rows or fewer tiles keep their tiles.
+  const GemmConfig &wide_split =
+      ChooseGemmConfig(DType::kF8E4M3, 2048, 1024, 8192, kH200);
+  EXPECT_EQ(wide_split.kernel, "gemm_fp8_128x256_ws_sk");
+  EXPECT_EQ(GemmSplitParts(wide_split, 2048, 1024, 8192, kH200), 2);
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 512, 4096, 14336, kH200).kernel,
+            "gemm_fp8_128x256_ws_sk");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 512, 4096, 4096, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 256, 8192, 8192, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 512, 3072, 8192, kH200).kernel,
+            "gemm_fp8_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 1024, 8192, kH200).kernel,
+            "gemm_bf16_ws");
+  // Beyond 128 rows, where 64 x 128 tiles leave over half the SMs idle,
+  // fp8 splits the K loop of 128 x 128 (16 tiles: 8 parts); with more
+  // 64 x 128 tiles, or too short a loop, it keeps 64 x 128.
+  const GemmConfig &square_split =
+      ChooseGemmConfig(DType::kF8E4M3, 129, 1024, 8192, kH200);
+  EXPECT_EQ(square_split.kernel, "gemm_fp8_ws_sk");
+  EXPECT_EQ(GemmSplitParts(square_split, 129, 1024, 8192, kH200), 8);
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 777, 1024, 8192, kH200).kernel,
+            "gemm_fp8_64x128_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 129, 1024, 1920, kH200).kernel,
+            "gemm_fp8_64x128_ws");
+  EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 129, 1024, 8192, kH200).kernel,
+            "gemm_bf16_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 1024, 2880, 2880, kH200).kernel,
             "gemm_bf16_ws");
   // Up to 128 rows take 64-row tiles: 2 x 128 programs of 64 x 64.
