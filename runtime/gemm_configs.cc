@@ -76,17 +76,6 @@ constexpr GemmConfig kConfigs[] = {
      1,
      {},
      true},
-    {"gemm_fp8_ws_sk",
-     DType::kF8E4M3,
-     128,
-     128,
-     5,
-     true,
-     false,
-     false,
-     1,
-     {},
-     true},
     {"gemm_fp8_128x256_ws_sk",
      DType::kF8E4M3,
      128,
@@ -283,14 +272,15 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
     return Find(dtype, 128, 256, 0, true);
   if (Tiles(m, n, 128, 128) * 2 >= sms)
     return Find(dtype, 128, 128, 0, true);
-  // Where even 64 x 128 tiles leave half the SMs idle, fp8 splits the K
-  // loop of the warp-specialized 128 x 128 over GemmSplitParts programs
-  // (129 x 1024 x 8192 on an H100: 21.2 us in 8 parts against 28.0 for
-  // the 24 programs of 64 x 128, cuBLAS 25.0; bench/RESULTS.md,
+  // Where 64 x 128 tiles leave over half the SMs idle, fp8 splits their
+  // K loop over GemmSplitParts programs (on an H100, against the unsplit
+  // 64 x 128 and cuBLAS: 256 x 1024 x 8192 in 4 parts 17.0 us against 28.0
+  // and 25.4, 512 x 1024 x 8192 in 2 parts 21.4 against 28.3 and 25.4;
+  // the split 128 x 128 took 20.8-21.2 and 23.8; bench/RESULTS.md,
   // 2026-12-07, night).
   if (fp8 && Tiles(m, n, 64, 128) * 2 < sms) {
     const GemmConfig &split =
-        Find(dtype, 128, 128, 5, true, false, false, 1, /*split_k=*/true);
+        Find(dtype, 64, 128, 5, true, false, false, 1, /*split_k=*/true);
     if (GemmSplitParts(split, m, n, k, device) > 1)
       return split;
   }

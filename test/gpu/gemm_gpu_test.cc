@@ -270,8 +270,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{"skinny_m", 32, 1024, 2048},
                       Shape{"several_tiles", 384, 256, 512},
                       // Beyond 128 rows with 64 x 128 tiles for under half
-                      // the SMs: the entry point splits the K loop of
-                      // 128 x 128 (gemm_fp8_ws_sk, 2 parts on 132 SMs).
+                      // the SMs: the entry point splits their K loop
+                      // (gemm_fp8_64x128_ws_sk, 2 parts on 132 SMs).
                       Shape{"split_rows", 200, 512, 2048},
                       // More tiles than programs fit on the GPU, for the
                       // persistent instances (a short last group of rows).

@@ -234,12 +234,15 @@ TEST(GemmConfigsTest, HopperChoiceAtTheCrossovers) {
   EXPECT_EQ(ChooseGemmConfig(DType::kBF16, 2048, 1024, 8192, kH200).kernel,
             "gemm_bf16_ws");
   // Beyond 128 rows, where 64 x 128 tiles leave over half the SMs idle,
-  // fp8 splits the K loop of 128 x 128 (16 tiles: 8 parts); with more
-  // 64 x 128 tiles, or too short a loop, it keeps 64 x 128.
-  const GemmConfig &square_split =
+  // fp8 splits their K loop (24 tiles: 5 parts; 64 tiles: 2); with more
+  // of them, or too short a loop, it keeps 64 x 128 unsplit.
+  const GemmConfig &rows_split =
       ChooseGemmConfig(DType::kF8E4M3, 129, 1024, 8192, kH200);
-  EXPECT_EQ(square_split.kernel, "gemm_fp8_ws_sk");
-  EXPECT_EQ(GemmSplitParts(square_split, 129, 1024, 8192, kH200), 8);
+  EXPECT_EQ(rows_split.kernel, "gemm_fp8_64x128_ws_sk");
+  EXPECT_EQ(GemmSplitParts(rows_split, 129, 1024, 8192, kH200), 5);
+  EXPECT_EQ(GemmSplitParts(rows_split, 512, 1024, 8192, kH200), 2);
+  EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 512, 1024, 8192, kH200).kernel,
+            "gemm_fp8_64x128_ws_sk");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 777, 1024, 8192, kH200).kernel,
             "gemm_fp8_64x128_ws");
   EXPECT_EQ(ChooseGemmConfig(DType::kF8E4M3, 129, 1024, 1920, kH200).kernel,
