@@ -7,7 +7,7 @@ SMs: the measurements GemmSplitParts and ChooseGemmConfig stand on.
     # other shapes, and the split instances of another build of the
     # template (unsplit ones stay the embedded module's):
     python3 bench/gemm_split.py --shapes 512x4096x4096,129x1024x8192 \
-        --module gemm.ptx gemm.json --split gemm_fp8_ws_sk fp8
+        --module gemm.ptx gemm.json --split gemm_fp8_128x256_ws_sk fp8
 
 Each instance is launched directly on 16-byte aligned operands (grid z =
 parts, partial sums and tickets in buffers of this script), checked against
