@@ -256,7 +256,7 @@ const GemmConfig &ChooseGemmConfig(DType dtype, int64_t m, int64_t n, int64_t k,
   //
   // fp8 products of 512 rows or more and long K whose 128 x 256 tiles
   // fill between 3/8 and 1/2 of the SMs take that tile with the K loop
-  // split in two (512 x 4096 x
+  // split in two, the parts GemmSplitParts gives it there (512 x 4096 x
   // 14336 on an H100: 64.8 us against 76.8 for one wave of 128 x 128,
   // cuBLAS 52.2; 2048 x 1024 x 8192: 44.9 against 46.7; bench/RESULTS.md,
   // 2026-12-07, night). With K of 4096 or less the partial sums' round
