@@ -19,7 +19,7 @@ import sys
 import torch
 
 import tilec
-from gemm_instances import cublas_us, matches, problem, tile_of
+from gemm_instances import cublas_us, matches, problem, rows_of, tile_of
 from timing import l2_flusher, time_median
 
 SPLIT = {"fp8": ["gemm_fp8_64x64_sk", "gemm_fp8_64x128_ws_sk"],
@@ -63,7 +63,7 @@ def main(dtypes, split_module=None):
             for name in UNSPLIT[dname]:
                 bm, bn = tile_of(name)
                 kern = module.kernel(name)
-                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm)
+                grid = ((n + bn - 1) // bn, rows_of(name, m, bm))
                 t = time_median(
                     lambda _: kern.launch_tiles(grid, x, w, s, y, m, n, k),
                     flush, RUNS)
@@ -72,7 +72,7 @@ def main(dtypes, split_module=None):
             for name in SPLIT[dname]:
                 bm, bn = tile_of(name)
                 kern = split_module.kernel(name)
-                gx, gy = (n + bn - 1) // bn, (m + bm - 1) // bm
+                gx, gy = (n + bn - 1) // bn, rows_of(name, m, bm)
                 cells = []
                 for parts in PARTS:
                     partials = torch.empty(parts * gx * gy * bm * bn,

@@ -661,6 +661,15 @@ LogicalResult MBarrierWaitOp::verify() {
 }
 
 LogicalResult MBarrierArriveOp::verify() {
+  // The arrivals reach cluster ranks 0 .. m - 1: the kernel's clusters
+  // must hold that many programs.
+  if (std::optional<int64_t> m = getAcross()) {
+    auto func = (*this)->getParentOfType<FunctionOpInterface>();
+    if (!func || getMulticast(func) != *m)
+      return emitOpError() << "across " << *m
+                           << " must equal its kernel's tile.multicast ("
+                           << (func ? getMulticast(func) : 1) << ")";
+  }
   return verifyBarriers(*this, getBarriers().getType());
 }
 

@@ -419,13 +419,26 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
     phase once all of them have arrived. A warp-specialized ring's
     consumers signal with it that they are done reading a stage.
 
+    With `across m` (in a kernel of tile.multicast = m: a cluster of m
+    programs along y), lane l < m of each warp arrives instead on the
+    barrier at the same place in the program of cluster rank l, at cluster
+    scope, and the other lanes do not arrive: a barrier initialized with m
+    times the warps of one program then completes once every warp of every
+    program has arrived. The warp must be converged (all of its lanes
+    done with what the arrival releases), as after a wgmma.wait_group. A
+    multicast ring's producers learn so through their own "empty" barrier
+    that all programs are done with a stage.
+
     ```mlir
     tile.mbarrier_arrive %empty[%stage] : !tile.smem<4xi64>
+    tile.mbarrier_arrive %empty[%stage] across 2 : !tile.smem<4xi64>
     ```
   }];
-  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index);
+  let arguments = (ins Tile_SharedBufferType:$barriers, I32:$index,
+                       OptionalAttr<I64Attr>:$across);
   let assemblyFormat = [{
-    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`across` $across^)? attr-dict `:`
+    qualified(type($barriers))
   }];
   let hasVerifier = 1;
 }

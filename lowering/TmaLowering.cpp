@@ -15,7 +15,10 @@
 // - tile.mbarrier_init, _expect, _wait and _arrive are mbarrier.init (then
 //   the fence that publishes it and a barrier), mbarrier.arrive.expect_tx
 //   by thread 0 (of the producer warp, in a warp-specialized kernel), a
-//   try_wait.parity loop and an mbarrier.arrive by every thread.
+//   try_wait.parity loop and an mbarrier.arrive by every thread (with
+//   `across m`, by lanes 0 .. m - 1 of each warp, lane l on the barrier of
+//   cluster rank l: mapa, then mbarrier.arrive.release.cluster.
+//   shared::cluster).
 // - tile.view_aligned tests base and strides for the 16-byte alignment
 //   tensor maps need, as the runtime does before it encodes one.
 // - tile.barrier is bar.sync 0.
@@ -158,10 +161,39 @@ struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
   matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NVVM::MBarrierArriveOp::create(
-        rewriter, loc, Type(),
-        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()),
-        Value());
+    OpBuilder &b = rewriter;
+    Value barrier =
+        barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex());
+    std::optional<int64_t> across = op.getAcross();
+    if (!across) {
+      NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value());
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // Lane l < m of each warp arrives on the barrier at the same offset in
+    // the program of cluster rank l (mapa), released at cluster scope: the
+    // reads it is done with are this program's, the waiter another's.
+    // (Lanes from m on map a valid rank too, and do not arrive.) Inline
+    // PTX: the NVVM op takes only a barrier of this program's own shared
+    // memory.
+    Value lane = LLVM::AndOp::create(b, loc, getRoleThreadId(b, loc, op),
+                                     i32Const(b, loc, 31));
+    Value rank =
+        LLVM::AndOp::create(b, loc, lane, i32Const(b, loc, *across - 1));
+    Value remote = LLVM::PtrToIntOp::create(
+        b, loc, b.getI32Type(),
+        NVVM::MapaOp::create(b, loc,
+                             LLVM::LLVMPointerType::get(b.getContext(), 7),
+                             barrier, rank));
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, ValueRange{remote, lane},
+        "{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, " + std::to_string(*across) +
+            ";\n\t@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+            "[$0];\n\t}",
+        "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
     rewriter.eraseOp(op);
     return success();
   }

@@ -588,8 +588,13 @@ TensorMapType getTensorMapType(const StagedLoad &staged, int64_t multicast) {
   if (swizzle.getBytes() < 32 || rowBytes != swizzle.getBytes())
     return {};
   int64_t boxRows = swizzle.getWgmmaWarps() ? 8 : std::min<int64_t>(rows, 256);
-  // A shared load's m parts: boxes of whole swizzle atoms (8 rows).
-  if (staged.shared) {
+  // A shared load's m parts: boxes of whole swizzle atoms (8 rows), or in
+  // wgmma order the 8-row boxes, every m-th to each part (the copies place
+  // each box where that order puts its rows).
+  if (staged.shared && swizzle.getWgmmaWarps()) {
+    if ((rows / boxRows) % multicast != 0)
+      return {};
+  } else if (staged.shared) {
     boxRows = rows / multicast;
     if (rows % multicast != 0 || boxRows % 8 != 0 || boxRows > 256)
       return {};
@@ -1014,6 +1019,20 @@ getSpecializedRegisters(int64_t consumerWarps) {
 /// wait, so that none falls two phases of a full barrier behind; after the
 /// loop they wait for the last commit, which completes the accumulator.
 ///
+/// With shared loads (tile.multicast on a wgmma ring: m programs of a
+/// cluster along y read the same tile), each producer copies part `rank`
+/// of a shared load's boxes into the stages of all m programs, and every
+/// program still announces its whole stage on its own full barrier. A
+/// stage may be refilled only once the consumers of every program are
+/// done with it: each consumer warp releases it on the empty barrier of
+/// every program of the cluster (`across m`: lane l on program l's), whose
+/// count is then the consumer warps of all m programs. The last iteration's
+/// stage is released after the loop too, and the producer, before it leaves,
+/// waits until the last S iterations are released: after that no program writes
+/// this one's stages or arrives on its barriers. A cluster barrier after the
+/// barriers' init keeps any copy or arrival from reaching a barrier not yet
+/// initialized.
+///
 /// In a persistent loop the producer walks the same tiles, recomputing
 /// what the copies' offsets need of each (getTileInputs), and iteration i
 /// counts on from the earlier tiles' trip counts: the producer fills the
@@ -1035,8 +1054,16 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
                                                         b.getI64Type(),
                                                         Attribute()),
                                   IntegerAttr());
-    MBarrierInitOp::create(b, loc, empty, 32 * consumerWarps);
+    // One arrival per consumer thread; with multicast one per consumer
+    // warp of every program of the cluster (`across m`).
+    MBarrierInitOp::create(b, loc, empty,
+                           ring.multicast > 1 ? consumerWarps * ring.multicast
+                                              : 32 * consumerWarps);
   }
+  // Multicast: every barrier of the cluster is initialized before any
+  // program copies into another's stages or releases another's.
+  if (ring.multicast > 1)
+    ClusterBarrierOp::create(b, loc);
 
   Value stages = i32Constant(b, loc, ring.stages);
   Value one = i32Constant(b, loc, 1);
@@ -1103,12 +1130,35 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
       one);
   MBarrierWaitOp::create(b, loc, empty, stage, released);
   MBarrierExpectOp::create(b, loc, full, stage, stageBytes);
-  for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps))
-    TmaCopyOp::create(
-        b, loc, map,
-        cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs),
-        buffer, stage, full, stage, Value(), Value(), IntegerAttr(),
-        UnitAttr());
+  for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps)) {
+    SmallVector<Value> offsets =
+        cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs);
+    if (staged.shared)
+      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, full, stage,
+                        ring.copyMask, ring.part,
+                        b.getI64IntegerAttr(ring.multicast), UnitAttr());
+    else
+      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, full, stage,
+                        Value(), Value(), IntegerAttr(), UnitAttr());
+  }
+  // Multicast: the program may leave only once no other program will
+  // write its stages or arrive on its barriers: the consumers of all of
+  // them have released the last S iterations (the same waits as for
+  // iterations n .. n + S - 1, those before 0 holding at once).
+  if (ring.multicast > 1) {
+    b.setInsertionPointAfter(copies);
+    Value trips = getTripCount(b, copies);
+    for (int64_t j = 0; j < ring.stages; ++j) {
+      Value it = arith::AddIOp::create(b, loc, trips, i32Constant(b, loc, j));
+      MBarrierWaitOp::create(
+          b, loc, empty, arith::RemUIOp::create(b, loc, it, stages),
+          arith::AndIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc, arith::DivUIOp::create(b, loc, it, stages), one),
+              one));
+    }
+  }
 
   b.setInsertionPointToStart(loop.getBody());
   auto [consumed, read] =
@@ -1126,10 +1176,34 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
                                       i32Constant(b, loc, ring.stages - 1)));
     return;
   }
+  // With multicast each consumer thread releases the stage in one program
+  // of the cluster (its thread index mod m), so that every program's empty
+  // barrier hears from every warp of the cluster.
+  IntegerAttr across =
+      ring.multicast > 1 ? b.getI64IntegerAttr(ring.multicast) : IntegerAttr();
   b.setInsertionPoint(loop.getBody()->getTerminator());
   if (!asyncDots) {
-    MBarrierArriveOp::create(b, loc, empty, read);
+    MBarrierArriveOp::create(b, loc, empty, read, across);
     return;
+  }
+  if (across) {
+    // The last iteration's stage, released after the loop's final
+    // dot_wait, so that the producers' last waits complete.
+    Operation *after = loop;
+    while (isa_and_nonnull<DotWaitOp>(after->getNextNode()))
+      after = after->getNextNode();
+    OpBuilder tail(after->getContext());
+    tail.setInsertionPointAfter(after);
+    Value trips = getTripCount(tail, loop);
+    auto ran = scf::IfOp::create(
+        tail, loc, TypeRange(),
+        arith::CmpIOp::create(tail, loc, arith::CmpIPredicate::ugt, trips,
+                              zero),
+        /*withElseRegion=*/false);
+    tail.setInsertionPointToStart(ran.thenBlock());
+    Value last = arith::RemUIOp::create(
+        tail, loc, arith::SubIOp::create(tail, loc, trips, one), stages);
+    MBarrierArriveOp::create(tail, loc, empty, last, across);
   }
   // After this iteration's dot_wait pending 1, the previous iteration's dot
   // is done with its stage.
@@ -1143,7 +1217,14 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
       arith::AddIOp::create(b, loc, consumed,
                             arith::SubIOp::create(b, loc, stages, one)),
       stages);
-  MBarrierArriveOp::create(b, loc, empty, previous);
+  MBarrierArriveOp::create(b, loc, empty, previous, across);
+}
+
+/// Whether `func` already holds a warp specialization (of another ring).
+bool hasWarpSpecialization(func::FuncOp func) {
+  bool found = false;
+  func.walk([&](WarpSpecializeOp) { found = true; });
+  return found;
 }
 
 /// Whether the TMA version `version` of a ring's loop can take a producer
@@ -1155,9 +1236,7 @@ bool canSpecialize(scf::IfOp version, Ring &ring) {
   auto func = dyn_cast<func::FuncOp>(anchor->getParentOp());
   if (!func || (ring.outer && failed(getTileInputs(ring, ring.outer))))
     return false;
-  bool other = false;
-  func.walk([&](WarpSpecializeOp) { other = true; });
-  return !other;
+  return !hasWarpSpecialization(func);
 }
 
 /// Whether `values` are the same for every program of a cluster (which
@@ -1218,11 +1297,16 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   bool paired = llvm::any_of(ring->dots, isPairedDot);
   bool tcgen05 = !ring->dots.empty() && isTcgen05Dot(ring->dots.front());
   // tile.multicast: the loads that are the same for every program of the
-  // cluster are shared (only by tcgen05 rings, whose consumed barriers can
-  // count the other programs' dots).
+  // cluster are shared by tcgen05 rings, whose consumed barriers can count
+  // the other programs' dots, and by warp-specialized wgmma rings, whose
+  // consumers release each stage on the "empty" barriers of every program
+  // of the cluster (emitWarpSpecializedRing).
   auto func = loop->getParentOfType<func::FuncOp>();
+  bool wgmmaShared = !tcgen05 && !ring->dots.empty() && tma && specialize &&
+                     !ring->outer && loop->getParentOp() == func &&
+                     !hasWarpSpecialization(func);
   bool multicast = false;
-  if (tcgen05 && getMulticast(func) > 1) {
+  if ((tcgen05 || wgmmaShared) && getMulticast(func) > 1) {
     ring->multicast = getMulticast(func);
     for (StagedLoad &staged : ring->loads) {
       staged.shared =
@@ -1246,9 +1330,25 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   // other programs), with every program of the cluster copying the same B
   // rows for the same iterations; otherwise the dot stays unpipelined (a
   // pair's) or copies nothing for others, which the pass reports.
-  bool clustered = paired || multicast;
+  bool clustered = paired || (multicast && tcgen05);
   if (clustered && (!allMapped || !isUniformOverCluster(loop, ring->loads)))
     return;
+  // A wgmma ring shares its loads only in its TMA version's producer, all
+  // of whose copies must map; the programs of the cluster agree on the
+  // version (it tests kernel parameters alone).
+  if (multicast && !tcgen05 &&
+      (!allMapped || !isUniformOverCluster(loop, ring->loads))) {
+    multicast = false;
+    ring->multicast = 1;
+    for (StagedLoad &staged : ring->loads)
+      staged.shared = false;
+    mapTypes.clear();
+    for (StagedLoad &staged : ring->loads)
+      if (TensorMapType type = getTensorMapType(staged, 1);
+          tma && type && isTensorMappable(staged.load.getView()))
+        mapTypes.push_back(type);
+    allMapped = mapTypes.size() == ring->loads.size();
+  }
   Location loc = loop.getLoc();
   // Buffers, barriers and tensor maps are set up once, before a persistent
   // loop the ring runs across.
@@ -1351,6 +1451,17 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   loop.replaceAllUsesWith(version.getResults());
   loop.erase();
   emitCpAsyncRing(copyLoop, copyRing, buffers);
+  if (multicast) {
+    // Program `rank` of the cluster copies part `rank` of each shared
+    // load's boxes into the stages of all of them.
+    tmaRing.multicast = ring->multicast;
+    for (auto [staged, planned] : llvm::zip(tmaRing.loads, ring->loads))
+      staged.shared = planned.shared;
+    b.setInsertionPoint(version);
+    tmaRing.part = ClusterRankOp::create(b, loc);
+    tmaRing.copyMask = i32Constant(b, loc, (int64_t(1) << ring->multicast) - 1);
+    assert(canSpecialize(version, tmaRing) && "checked by wgmmaShared");
+  }
   if (specialize && canSpecialize(version, tmaRing))
     emitWarpSpecializedRing(tmaLoop, tmaRing, buffers, maps, barriers, version);
   else
@@ -1787,9 +1898,11 @@ struct PipelineLoadsPass
         });
     if (unpaired.wasInterrupted())
       return signalPassFailure();
-    // tile.multicast asks for an operand shared by the cluster.
+    // tile.multicast asks for an operand shared by the cluster. Without
+    // TMA (tma=false, or a target without it) nothing can be, and each
+    // program of the cluster loads its own tiles, as the source says.
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (!isKernel(func) || getMulticast(func) == 1)
+      if (!tma || !isKernel(func) || getMulticast(func) == 1)
         continue;
       WalkResult shared = func.walk([](TmaCopyOp copy) {
         return copy.getMulticast() ? WalkResult::interrupt()
@@ -1799,7 +1912,9 @@ struct PipelineLoadsPass
         continue;
       func.emitError()
           << "tile.multicast: no operand is shared by the cluster; it needs "
-             "a tcgen05 dot pipelined with TMA whose K loop loads an operand "
+             "a tcgen05 dot pipelined with TMA, or a wgmma dot in a "
+             "warp-specialized TMA ring at the top of its kernel (not "
+             "persistent), whose K loop loads an operand "
              "that is the same for every program of the cluster (not "
              "depending on tile.program_id y), with loop bounds that are "
              "too, in parts of whole 8-row boxes";

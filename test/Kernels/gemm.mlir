@@ -9,6 +9,9 @@
 // RUN: FileCheck %s --check-prefix=WS100 < %t.sm100a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=NOPAIR < %t.sm80.ptx
+// RUN: FileCheck %s --check-prefix=MC90 < %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=NOMC90 < %t.sm80.ptx
+// RUN: FileCheck %s --check-prefix=NOMC90 < %t.sm100a.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --tma=false -o - | FileCheck %s --check-prefix=NOTMA
 // RUN: FileCheck %s --check-prefix=SM80 < %t.sm80.ptx
 // RUN: FileCheck %s --check-prefix=PERSIST < %t.sm90a.ptx
@@ -126,7 +129,6 @@
 // MULTICAST: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64
 // MULTICAST: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // MULTICAST: tcgen05.dealloc.cta_group::2
-// NOPAIR-NOT: _mc2
 // The _ws instances on sm_100a: a producer warpgroup copies, waiting on
 // the stages' consumed barriers; the consumers issue tcgen05 (what the
 // runtime picks there when it does not pair).
@@ -152,6 +154,18 @@
 // WS100: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // WS100: tcgen05.dealloc.cta_group::1
 // NOPAIR-NOT: _pair
+// The _ws_mc<m> instances of sm_90a (tile.multicast on a warp-specialized
+// wgmma ring): clusters of m along y, the producer multicasting its part
+// of the w tile to all m programs, each consumer warp releasing a stage
+// on the empty barriers of all of them.
+// MC90-LABEL: .entry gemm_fp8_ws_mc2(
+// MC90: .reqnctapercluster 1, 2, 1
+// MC90: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+// MC90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// MC90: @p mbarrier.arrive.release.cluster.shared::cluster.b64
+// MC90-LABEL: .entry gemm_fp8_ws_mc4(
+// MC90: .reqnctapercluster 1, 4, 1
+// NOMC90-NOT: _ws_mc
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk
 // NOTMA-NOT: mbarrier
