@@ -57,6 +57,14 @@ constexpr int64_t kSpanHeadDim = 128;
 // such grid measured (bench/RESULTS.md, 2026-12-07, evening): (1, 1024)
 // 14.7 against 15.9 at 16 pages, (4, 1024) 18.7 against 20.1, (1, 2048)
 // 18.4 against 20.2, (1, 4096) 22.5 against 26.1 at 32 pages.
+// D = 64 grids of at most 128 programs aim at half as many programs:
+// every D = 64 shape swept on an H100 was fastest with 64 to 128 programs,
+// never 256. Over nine grids of 32 to 128 pairs the rule measured 0.98 to
+// 1.12 of the time before (none moved lost more than 2%): (4, 8, 8, 64,
+// 4096) 26.2 us in 4 spans of 64 pages against 28.5 in 8 of 32, (32, 16,
+// 4, 64, 1024) 22.8 unsplit against 25.4 in two spans (bench/RESULTS.md,
+// "Hopper multicast", 2026-12-07).
+constexpr int64_t kNarrowFewMaxPrograms = 128, kNarrowFewTargetPrograms = 128;
 constexpr char kWideKernel[] = "paged_decode_d128_w8";
 constexpr int64_t kWideMaxPrograms = 128, kWideTargetPrograms = 128,
                   kWideMinPagesPerSplit = 64, kWideMinPrograms = 64;
@@ -96,8 +104,11 @@ PagedDecodePlan PlanPagedDecode(int64_t batch, int64_t heads, int64_t kv_heads,
   const int64_t scale = std::max<int64_t>(1, kSpanHeadDim / head_dim);
   const int64_t minPages = kMinPagesPerSplit * scale;
   const int64_t maxPages = kMaxPagesPerSplit * scale;
-  const int64_t splits = std::clamp<int64_t>(CeilDiv(kTargetPrograms, programs),
-                                             1, kMaxSplits * scale);
+  const int64_t target = head_dim == 64 && programs <= kNarrowFewMaxPrograms
+                             ? kNarrowFewTargetPrograms
+                             : kTargetPrograms;
+  const int64_t splits =
+      std::clamp<int64_t>(CeilDiv(target, programs), 1, kMaxSplits * scale);
   // Programs enough without splitting: one span of the whole table, which
   // stores its output directly (no partials, no merge). (32, 2048) took
   // 83.1 us so against 98.6 at 64 pages in two spans.

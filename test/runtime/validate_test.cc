@@ -884,6 +884,13 @@ TEST(PagedDecodeValidation, PlansFillTheGridInWholeSteps) {
   ExpectPlan(PlanPagedDecode(8, 16, 4, 125, 128), wide, 64);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 64000, 64), d64, 128);
   ExpectPlan(PlanPagedDecode(1, 4, 1, 1, 64), d64, 32);
+  // D = 64 grids of at most 128 programs aim at 128: 32 pairs of 256
+  // pages take 4 spans of 64 (8 of 32 at 256), 64 pairs of 125 two of 64,
+  // 128 pairs one span; from 129 pairs the aim is 256 again.
+  ExpectPlan(PlanPagedDecode(4, 8, 8, 256, 64), d64, 64);
+  ExpectPlan(PlanPagedDecode(16, 16, 4, 125, 64), d64, 64);
+  ExpectPlan(PlanPagedDecode(32, 16, 4, 64, 64), d64, 64);
+  ExpectPlan(PlanPagedDecode(129, 4, 1, 256, 64), d64, 128);
   // At most 16 spans at D = 64: four pairs of 1250 pages, 80 pages each.
   ExpectPlan(PlanPagedDecode(1, 16, 4, 1250, 64), d64, 80);
   ExpectPlan(PlanPagedDecode(255, 4, 1, 1000, 64), d64, 128);
