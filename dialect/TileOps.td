@@ -421,8 +421,8 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
 
     With `across m` (in a kernel of tile.multicast = m: a cluster of m
     programs along y), lane l < m of each warp arrives instead on the
-    barrier at the same place in the program of cluster rank l, at cluster
-    scope, and the other lanes do not arrive: a barrier initialized with m
+    barrier at the same place in the program of cluster rank l, and the
+    other lanes do not arrive: a barrier initialized with m
     times the warps of one program then completes once every warp of every
     program has arrived. The warp must be converged (all of its lanes
     done with what the arrival releases), as after a wgmma.wait_group. A

@@ -17,8 +17,7 @@
 //   by thread 0 (of the producer warp, in a warp-specialized kernel), a
 //   try_wait.parity loop and an mbarrier.arrive by every thread (with
 //   `across m`, by lanes 0 .. m - 1 of each warp, lane l on the barrier of
-//   cluster rank l: mapa, then mbarrier.arrive.release.cluster.
-//   shared::cluster).
+//   cluster rank l: mapa, then mbarrier.arrive.shared::cluster).
 // - tile.view_aligned tests base and strides for the 16-byte alignment
 //   tensor maps need, as the runtime does before it encodes one.
 // - tile.barrier is bar.sync 0.
@@ -171,11 +170,13 @@ struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
       return success();
     }
     // Lane l < m of each warp arrives on the barrier at the same offset in
-    // the program of cluster rank l (mapa), released at cluster scope: the
-    // reads it is done with are this program's, the waiter another's.
-    // (Lanes from m on map a valid rank too, and do not arrive.) Inline
-    // PTX: the NVVM op takes only a barrier of this program's own shared
-    // memory.
+    // the program of cluster rank l (mapa). What the arrival releases is
+    // this program's reads of its own stage, done before the arrival (the
+    // wgmma.wait_group before it): the default release at CTA scope
+    // suffices, as in CUTLASS's consumer release; .release.cluster cost
+    // about 0.5 us per ring iteration on an H100 (bench/RESULTS.md). Lanes
+    // from m on map a valid rank too, and do not arrive. Inline PTX: the
+    // NVVM op takes only a barrier of this program's own shared memory.
     Value lane = LLVM::AndOp::create(b, loc, getRoleThreadId(b, loc, op),
                                      i32Const(b, loc, 31));
     Value rank =
@@ -188,8 +189,7 @@ struct MBarrierArriveLowering : public OpConversionPattern<MBarrierArriveOp> {
     LLVM::InlineAsmOp::create(
         b, loc, TypeRange{}, ValueRange{remote, lane},
         "{\n\t.reg .pred p;\n\tsetp.lt.u32 p, $1, " + std::to_string(*across) +
-            ";\n\t@p mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-            "[$0];\n\t}",
+            ";\n\t@p mbarrier.arrive.shared::cluster.b64 _, [$0];\n\t}",
         "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::tailcallkind::TailCallKind::None,
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),

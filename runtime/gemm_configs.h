@@ -34,8 +34,9 @@ struct GemmConfig {
   // rows (TMA only).
   bool cta_pair = false;
   // Programs (or CTA pairs) side by side along M that load each tile of w
-  // once between them and multicast it (tile.multicast, sm_100a only): a
-  // cluster holds cta_pair ? 2 * multicast : multicast programs along M.
+  // once between them and multicast it (tile.multicast; CTA pairs on
+  // sm_100a, warp-specialized wgmma rings on sm_90a): a cluster holds
+  // cta_pair ? 2 * multicast : multicast programs along M.
   int multicast = 1;
   // The one target the instance is built for; empty: every target.
   absl::string_view only_target = {};

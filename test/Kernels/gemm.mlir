@@ -154,17 +154,15 @@
 // WS100: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // WS100: tcgen05.dealloc.cta_group::1
 // NOPAIR-NOT: _pair
-// The _ws_mc<m> instances of sm_90a (tile.multicast on a warp-specialized
-// wgmma ring): clusters of m along y, the producer multicasting its part
-// of the w tile to all m programs, each consumer warp releasing a stage
-// on the empty barriers of all of them.
+// gemm_fp8_ws_mc2 of sm_90a (tile.multicast on a warp-specialized wgmma
+// ring): clusters of two along y, the producer multicasting its half of
+// the w tile to both programs, each consumer warp releasing a stage on the
+// empty barriers of both.
 // MC90-LABEL: .entry gemm_fp8_ws_mc2(
 // MC90: .reqnctapercluster 1, 2, 1
 // MC90: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
 // MC90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
-// MC90: @p mbarrier.arrive.release.cluster.shared::cluster.b64
-// MC90-LABEL: .entry gemm_fp8_ws_mc4(
-// MC90: .reqnctapercluster 1, 4, 1
+// MC90: @p mbarrier.arrive.shared::cluster.b64
 // NOMC90-NOT: _ws_mc
 // --tma=false keeps the cp.async rings on sm_90a.
 // NOTMA-NOT: cp.async.bulk

@@ -5,8 +5,9 @@
 // (ClusterLowering.cpp); the producer copies its A rows to itself and its
 // half of B to both programs (cp.async.bulk.tensor ... multicast::cluster,
 // TmaLowering.cpp); lanes 0 and 1 of each consumer warp release a stage on
-// the empty barriers of programs 0 and 1 (mapa, then mbarrier.arrive at
-// cluster scope, TmaLowering.cpp), which count 8 warps of 2 programs.
+// the empty barriers of programs 0 and 1 (mapa, then
+// mbarrier.arrive.shared::cluster, TmaLowering.cpp), which count 8 warps
+// of 2 programs.
 // RUN: emit-ptx %s --target=sm_90a -o %t.ptx --metadata-out=%t.json && FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=META < %t.json
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
@@ -28,7 +29,7 @@
 // CHECK: mapa.shared::cluster.u64 %[[REMOTE:rd[0-9]+]], %{{rd[0-9]+}}, %{{r[0-9]+}};
 // CHECK-NEXT: cvt.u32.u64 %[[REMOTE32:r[0-9]+]], %[[REMOTE]];
 // CHECK: setp.lt.u32 p, %{{r[0-9]+}}, 2;
-// CHECK-NEXT: @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%[[REMOTE32]]];
+// CHECK-NEXT: @p mbarrier.arrive.shared::cluster.b64 _, [%[[REMOTE32]]];
 // CHECK: ret;
 
 // Clusters of two along y; A's boxes are 8-row wgmma atoms, B's the half
