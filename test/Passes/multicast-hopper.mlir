@@ -85,3 +85,46 @@ func.func @gemm_multicast(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>,
   return
 }
 
+
+// -----
+
+// The other way round: rows along x, columns along y, so A is the same
+// for both programs of the cluster and B is not. A is staged in wgmma
+// order (8-row boxes placed where the warpgroups' m64 blocks want them):
+// its tensor map keeps 8-row boxes, and program `rank` copies every other
+// one of them (part rank of 2) to both programs.
+// CHECK-LABEL: func.func @gemm_multicast_a
+// CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[MB:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[RANK:.*]] = tile.cluster_rank
+// CHECK: tile.warp_specialize
+// CHECK: tile.tma_copy %[[MA]]{{.*}} multicast %c3_i32 part %[[RANK]] of 2
+// CHECK-NEXT: tile.tma_copy %[[MB]]
+// CHECK-NOT: multicast
+// CHECK: } consumers {
+func.func @gemm_multicast_a(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>,
+                            %y: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32)
+    attributes {tile.kernel, tile.num_warps = 8 : i32,
+                tile.warp_specialize = true, tile.multicast = 2 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %m0 = tile.program_id x
+  %n0 = tile.program_id y
+  %row = arith.muli %m0, %c128 : i32
+  %col = arith.muli %n0, %c128 : i32
+  %xv = tile.make_view %x[%M, %K] strides[%K, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %wv = tile.make_view %w[%N, %K] strides[%K, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %yv = tile.make_view %y[%M, %N] strides[%N, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%a = %zero) -> (tensor<128x128xf32>) : i32 {
+    %xt = tile.load %xv[%row, %k] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %wt = tile.load %wv[%col, %k] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %b = tile.transpose %wt : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %xt, %b, %a : tensor<128x64xbf16>, tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %acc, %yv[%row, %col] : tensor<128x128xf32>, !tile.view<?x?xf32>
+  return
+}
