@@ -10,7 +10,7 @@
 //
 // One template, instantiated per input type T and tile shape by
 // tile-instantiate (each instance a kernel of its own, named
-// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws][_p|_sk], 128 x 128 when unnamed;
+// gemm_<T>[_<BM>x<BN>][_s<stages>][_ws][_p|_sk][_mc2], 128 x 128 when unnamed;
 // runtime/gemm_configs.cc picks one per shape): BK is 128 bytes of T, the
 // row one swizzle span holds. 64-row tiles take one warpgroup (4 warps),
 // others two; _s8 rings are 8 deep, for skinny products with one program
