@@ -1176,8 +1176,8 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
                                       i32Constant(b, loc, ring.stages - 1)));
     return;
   }
-  // With multicast each consumer thread releases the stage in one program
-  // of the cluster (its thread index mod m), so that every program's empty
+  // With multicast each consumer warp releases the stage in every program
+  // of the cluster (lane l in program l's), so that every program's empty
   // barrier hears from every warp of the cluster.
   IntegerAttr across =
       ring.multicast > 1 ? b.getI64IntegerAttr(ring.multicast) : IntegerAttr();
@@ -1318,13 +1318,19 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     if (!multicast)
       ring->multicast = 1;
   }
+  // The tensor maps of the ring's loads (boxes of 1/m of the rows for
+  // shared ones); whether every load has one.
   SmallVector<TensorMapType> mapTypes;
-  for (StagedLoad &staged : ring->loads) {
-    TensorMapType type = getTensorMapType(staged, ring->multicast);
-    if (tma && type && isTensorMappable(staged.load.getView()))
-      mapTypes.push_back(type);
-  }
-  bool allMapped = mapTypes.size() == ring->loads.size();
+  auto planMaps = [&] {
+    mapTypes.clear();
+    for (StagedLoad &staged : ring->loads) {
+      TensorMapType type = getTensorMapType(staged, ring->multicast);
+      if (tma && type && isTensorMappable(staged.load.getView()))
+        mapTypes.push_back(type);
+    }
+    return mapTypes.size() == ring->loads.size();
+  };
+  bool allMapped = planMaps();
   // The ring of a CTA pair or a multicast group runs on TMA alone (the
   // leader's barriers count the other program's copies; copies land in
   // other programs), with every program of the cluster copying the same B
@@ -1342,12 +1348,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     ring->multicast = 1;
     for (StagedLoad &staged : ring->loads)
       staged.shared = false;
-    mapTypes.clear();
-    for (StagedLoad &staged : ring->loads)
-      if (TensorMapType type = getTensorMapType(staged, 1);
-          tma && type && isTensorMappable(staged.load.getView()))
-        mapTypes.push_back(type);
-    allMapped = mapTypes.size() == ring->loads.size();
+    allMapped = planMaps();
   }
   Location loc = loop.getLoc();
   // Buffers, barriers and tensor maps are set up once, before a persistent

@@ -90,7 +90,7 @@ constexpr GemmConfig kConfigs[] = {
     // Two programs of the same columns in a cluster, each multicasting half
     // of the w tile to both (sm_90a; tile.multicast on the warp-specialized
     // wgmma ring). Not picked by ChooseGemmConfig: on an H100 it measured
-    // even with gemm_fp8_ws (512 x 4096 x 4096: 27.5 us against 26.6,
+    // even with gemm_fp8_ws (512 x 4096 x 4096: 27.6 us against 26.8,
     // bench/RESULTS.md, "Hopper multicast"), since the products it would
     // serve are not bound by reads from L2.
     {"gemm_fp8_ws_mc2", DType::kF8E4M3, 128, 128, 5, true, false, false, 2,

@@ -67,3 +67,33 @@ func.func @arrive_on_data(%i: i32) attributes {tile.kernel} {
   tile.mbarrier_arrive %b[%i] : !tile.smem<4xf32>
   return
 }
+
+// -----
+
+// `across m` reaches cluster ranks 0 .. m - 1: the kernel's clusters must
+// hold m programs.
+func.func @arrive_across_unclustered(%i: i32) attributes {tile.kernel} {
+  %b = tile.alloc_shared : !tile.smem<4xi64>
+  // expected-error @+1 {{across 2 must equal its kernel's tile.multicast (1)}}
+  tile.mbarrier_arrive %b[%i] across 2 : !tile.smem<4xi64>
+  return
+}
+
+// -----
+
+func.func @arrive_across_other_cluster(%i: i32)
+    attributes {tile.kernel, tile.multicast = 4 : i32} {
+  %b = tile.alloc_shared : !tile.smem<4xi64>
+  // expected-error @+1 {{across 2 must equal its kernel's tile.multicast (4)}}
+  tile.mbarrier_arrive %b[%i] across 2 : !tile.smem<4xi64>
+  return
+}
+
+// -----
+
+func.func @arrive_across_cluster(%i: i32)
+    attributes {tile.kernel, tile.multicast = 2 : i32} {
+  %b = tile.alloc_shared : !tile.smem<4xi64>
+  tile.mbarrier_arrive %b[%i] across 2 : !tile.smem<4xi64>
+  return
+}
