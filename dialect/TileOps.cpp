@@ -725,6 +725,11 @@ LogicalResult MakeTensorMapOp::verify() {
     return emitOpError() << "needs a #tile.swizzle of 32, 64 or 128 bytes";
   if (!map.getElementType().isIntOrFloat())
     return emitOpError() << "tensor map elements must be integers or floats";
+  if (unsigned warps = swizzle.getWgmmaWarps();
+      warps != 0 && box[0] % (16 * warps) != 0)
+    return emitOpError() << "lands rows in wgmma order for " << warps
+                         << " warps in boxes of a multiple of " << 16 * warps
+                         << " rows, got " << box[0];
   int64_t rowBytes =
       box[1] * std::max<int64_t>(
                    1, map.getElementType().getIntOrFloatBitWidth() / 8);
@@ -765,11 +770,20 @@ LogicalResult TmaCopyOp::verify() {
                          << "-byte swizzle do not tile stages of " << stage[0]
                          << "x" << stage[1] << " under a "
                          << swizzle.getBytes() << "-byte swizzle";
-  // Rows in wgmma order move in groups of eight (getWgmmaStagedRow).
-  if (swizzle.getWgmmaWarps() != 0 && box[0] != 8)
+  // Rows in wgmma order move in groups of eight (getWgmmaStagedRow), or in
+  // one box of a map that lands them in that order.
+  if (mapSwizzle.getWgmmaWarps() != 0) {
+    if (mapSwizzle.getWgmmaWarps() != swizzle.getWgmmaWarps() ||
+        box[0] != stage[0] || getMulticast() || getLeaderBarrier())
+      return emitOpError()
+             << "copies a map in wgmma order for " << mapSwizzle.getWgmmaWarps()
+             << " warps only as one box per stage of a buffer in the same "
+                "order, neither shared nor for a pair's leader";
+  } else if (swizzle.getWgmmaWarps() != 0 && box[0] != 8) {
     return emitOpError() << "fills rows in wgmma order with boxes of 8 rows, "
                             "got "
                          << box[0];
+  }
   if (getMulticast() && (stage[0] / box[0]) % *getParts() != 0)
     return emitOpError() << "cannot share " << stage[0] / box[0]
                          << " boxes among " << *getParts() << " parts";
@@ -810,7 +824,8 @@ LogicalResult TmaStoreOp::verify() {
   if (shape.size() != 3 || !swizzle ||
       map.getElementType() != buffer.getElementType() ||
       map.getBox() != shape.drop_front() ||
-      mapSwizzle.getBytes() != swizzle.getBytes())
+      mapSwizzle.getBytes() != swizzle.getBytes() ||
+      mapSwizzle.getWgmmaWarps() != 0)
     return emitOpError() << "stages of " << buffer
                          << " are not boxes of the tensor map " << map;
   return success();

@@ -58,6 +58,13 @@ def Tile_TensorMapType : Tile_Type<"TensorMap", "tensor_map"> {
     copies move `R`×`C` boxes into shared memory under `swizzle`:
     `!tile.tensor_map<8x64xbf16, #tile.swizzle<128>>`. Made by
     `tile.make_tensor_map`; the runtime encodes it on every launch.
+
+    With `wgmma_warps = W` in the swizzle, one box lands its `R` rows (a
+    multiple of 16·W) in the order a wgmma A operand is staged in for W
+    warps (getWgmmaStagedRow): the runtime encodes it as a rank-5 map over
+    the same view whose dimensions permute the rows, and copies through it
+    must start at a row that is a multiple of 16·W and end inside the view
+    (`!tile.tensor_map<128x128xf8E4M3FN, #tile.swizzle<128, wgmma_warps = 8>>`).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$box,
                         "Type":$elementType,

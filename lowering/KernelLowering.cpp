@@ -46,17 +46,30 @@ std::string elementName(Type type) {
 /// How the runtime finds a size or stride of a tensor map's view: the
 /// kernel parameter it is (`{arg = i}`) or its constant value
 /// (`{value = v}`); failure for anything else.
-FailureOr<DictionaryAttr> describeScalar(Builder &b, func::FuncOp func,
-                                         Value v) {
+FailureOr<DictionaryAttr> describeScalar(Builder &b, func::FuncOp func, Value v,
+                                         int64_t mul = 1, int64_t div = 1) {
   if (auto arg = dyn_cast<BlockArgument>(v);
-      arg && arg.getOwner() == &func.getBody().front())
-    return b.getDictionaryAttr(
-        b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber())));
+      arg && arg.getOwner() == &func.getBody().front()) {
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber()))};
+    if (mul != 1)
+      fields.push_back(b.getNamedAttr("mul", b.getI64IntegerAttr(mul)));
+    if (div != 1)
+      fields.push_back(b.getNamedAttr("div", b.getI64IntegerAttr(div)));
+    return b.getDictionaryAttr(fields);
+  }
   APInt value;
   if (matchPattern(v, m_ConstantInt(&value)))
     return b.getDictionaryAttr(
-        b.getNamedAttr("value", b.getI64IntegerAttr(value.getSExtValue())));
+        b.getNamedAttr("value", b.getI64IntegerAttr(llvm::divideFloorSigned(
+                                    value.getSExtValue() * mul, div))));
   return failure();
+}
+
+/// A constant size or stride of a tensor map.
+DictionaryAttr describeConstant(Builder &b, int64_t value) {
+  return b.getDictionaryAttr(
+      b.getNamedAttr("value", b.getI64IntegerAttr(value)));
 }
 
 /// Whether every use of tensor map `op` sits in the then-branch of an
@@ -111,6 +124,32 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
     return fail();
   TensorMapType type = op.getResult().getType();
   SmallVector<int64_t> box(type.getBox());
+  // Rows in wgmma order for W warps: staged row g + 8h + 16w + 16W·j holds
+  // view row g + 8w + 8W·h + 16W·j (getWgmmaStagedRow), so the rank-5 map
+  // has dimensions (j, w, h, g, column), outermost first, whose row
+  // strides are not monotonic. Its outermost size counts whole 16W-row
+  // blocks: copies through it stay inside the view (`whole_outer`).
+  int64_t warps = cast<SwizzleAttr>(type.getSwizzle()).getWgmmaWarps();
+  if (warps != 0) {
+    Value rows = view.getSizes()[0], rowStride = view.getStrides()[0];
+    FailureOr<DictionaryAttr> blocks =
+        describeScalar(b, func, rows, 1, 16 * warps);
+    SmallVector<Attribute> rowStrides;
+    for (int64_t rowsApart : {16 * warps, int64_t{8}, 8 * warps, int64_t{1}}) {
+      FailureOr<DictionaryAttr> d =
+          describeScalar(b, func, rowStride, rowsApart);
+      if (failed(d))
+        return fail();
+      rowStrides.push_back(*d);
+    }
+    if (failed(blocks))
+      return fail();
+    sizes = {*blocks, describeConstant(b, warps), describeConstant(b, 2),
+             describeConstant(b, 8), sizes[1]};
+    strides = {rowStrides[0], rowStrides[1], rowStrides[2], rowStrides[3],
+               strides[1]};
+    box = {box[0] / (16 * warps), warps, 2, 8, box[1]};
+  }
   // A map some copy uses outside the aligned branch of a tile.view_aligned
   // switch over its view has no fallback: the runtime must refuse views it
   // cannot describe.
@@ -129,6 +168,8 @@ FailureOr<DictionaryAttr> describeTensorMap(func::FuncOp func,
   };
   if (required)
     fields.push_back(b.getNamedAttr("required", b.getBoolAttr(true)));
+  if (warps != 0)
+    fields.push_back(b.getNamedAttr("whole_outer", b.getBoolAttr(true)));
   return b.getDictionaryAttr(fields);
 }
 

@@ -256,6 +256,25 @@ struct TmaCopyLowering : public OpConversionPattern<TmaCopyOp> {
     Value row0 = adaptor.getOffsets()[0].front();
     Value col0 = adaptor.getOffsets()[1].front();
     Value tid = getRoleThreadId(b, loc, op);
+    // A map in wgmma order lands the whole stage in one rank-5 box (see
+    // the metadata of describeTensorMap): coordinates column, g, h, w and
+    // the 16W-row block the stage starts at.
+    if (int64_t warps =
+            cast<SwizzleAttr>(mapType.getSwizzle()).getWgmmaWarps()) {
+      Value zero = i32Const(b, loc, 0);
+      Value block =
+          LLVM::UDivOp::create(b, loc, row0, i32Const(b, loc, 16 * warps));
+      Value issues =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, zero);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, stageBase, adaptor.getMap().front(),
+          ValueRange{col0, zero, zero, zero, block}, barrier,
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), issues);
+      rewriter.eraseOp(op);
+      return success();
+    }
     // A CTA pair's copies count on the barrier of its even program: the
     // same offset in that program's shared window.
     Value leaderBarrier;

@@ -469,6 +469,9 @@ struct Ring {
   /// The programs whose consumed barriers each commit reaches (CTA pairs,
   /// multicast); null: this program's own.
   Value commitMask;
+  /// Per load (empty: none), a tensor map that lands a whole stage in
+  /// wgmma order with one box (getStageMapType), or null.
+  SmallVector<Value> stageMaps;
 };
 
 /// Runs `body` at `b`'s insertion point, inside a branch taken by the pair
@@ -609,6 +612,65 @@ TensorMapType getTensorMapType(const StagedLoad &staged, int64_t multicast) {
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+/// The tensor-map type that lands a whole stage of `staged` in wgmma order
+/// with one box, or null when its rows are not staged in that order or the
+/// load is shared (each program copies some of its 8-row boxes). The
+/// TMA unit moves one such box much faster than the sixteen 8-row boxes of
+/// a 128-row stage.
+TensorMapType getStageMapType(const StagedLoad &staged) {
+  SharedBufferType type = staged.bufferType;
+  auto swizzle = cast<SwizzleAttr>(type.getSwizzle());
+  int64_t rows = type.getShape()[1], cols = type.getShape()[2];
+  unsigned warps = swizzle.getWgmmaWarps();
+  if (warps == 0 || staged.shared || staged.paired ||
+      rows % (16 * warps) != 0 || rows > 256)
+    return {};
+  return TensorMapType::get(type.getContext(), {rows, cols},
+                            type.getElementType(), swizzle);
+}
+
+/// Copies `staged`'s tile at `offsets` into `stage` of `buffer` through
+/// `map`, or, with a `stageMap`, in one box through it when the stage
+/// starts at a multiple of 16W rows and ends inside the view; the last,
+/// partial tile of rows still moves in boxes through `map`, whose bounds
+/// zero the rows past the view.
+void createStageCopy(OpBuilder &b, Location loc, const StagedLoad &staged,
+                     Value map, Value stageMap, ValueRange offsets,
+                     Value buffer, Value stage, Value barriers, Value mask,
+                     Value part, IntegerAttr multicast, UnitAttr leader) {
+  auto copy = [&](OpBuilder &b, Value through) {
+    TmaCopyOp::create(b, loc, through, offsets, buffer, stage, barriers, stage,
+                      mask, part, multicast, leader);
+  };
+  if (!stageMap)
+    return copy(b, map);
+  LoadOp load = staged.load;
+  auto view = load.getView().getDefiningOp<MakeViewOp>();
+  int64_t rows = staged.bufferType.getShape()[1];
+  int64_t block =
+      16 * cast<SwizzleAttr>(staged.bufferType.getSwizzle()).getWgmmaWarps();
+  Value row0 = offsets[0];
+  Value zero = i32Constant(b, loc, 0);
+  auto both = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+  Value whole = both(
+      both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row0, zero),
+           arith::CmpIOp::create(
+               b, loc, arith::CmpIPredicate::eq,
+               arith::RemSIOp::create(b, loc, row0, i32Constant(b, loc, block)),
+               zero)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, row0,
+                            arith::SubIOp::create(b, loc, view.getSizes()[0],
+                                                  i32Constant(b, loc, rows))));
+  auto branch = scf::IfOp::create(b, loc, TypeRange(), whole,
+                                  /*withElseRegion=*/true);
+  OpBuilder inside = OpBuilder::atBlockTerminator(branch.thenBlock());
+  copy(inside, stageMap);
+  inside.setInsertionPoint(branch.elseBlock()->getTerminator());
+  copy(inside, map);
 }
 
 /// The offsets of `staged`'s load for induction value `ivValue`, its
@@ -860,7 +922,8 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
       MBarrierExpectOp::create(b, loc, barriers, stage,
                                ring.leader ? 2 * stageBytes : stageBytes);
     });
-    for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps)) {
+    for (auto [i, staged, buffer, map] :
+         llvm::enumerate(ring.loads, buffers, maps)) {
       SmallVector<Value> offsets = cloneOffsetsAt(b, staged, iv, ivValue);
       if (staged.paired)
         offsets[0] = arith::AddIOp::create(
@@ -868,13 +931,14 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
             arith::MulIOp::create(
                 b, loc, ring.rank,
                 i32Constant(b, loc, staged.bufferType.getShape()[1])));
+      Value stageMap = ring.stageMaps.empty() ? Value() : ring.stageMaps[i];
       if (staged.shared)
-        TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
-                          ring.copyMask, ring.part,
-                          b.getI64IntegerAttr(ring.multicast), toLeader);
+        createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
+                        barriers, ring.copyMask, ring.part,
+                        b.getI64IntegerAttr(ring.multicast), toLeader);
       else
-        TmaCopyOp::create(b, loc, map, offsets, buffer, stage, barriers, stage,
-                          Value(), Value(), IntegerAttr(), toLeader);
+        createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
+                        barriers, Value(), Value(), IntegerAttr(), toLeader);
     }
   };
   // A stage past the loop's end is filled by nothing: its phase completes
@@ -1130,16 +1194,18 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
       one);
   MBarrierWaitOp::create(b, loc, empty, stage, released);
   MBarrierExpectOp::create(b, loc, full, stage, stageBytes);
-  for (auto [staged, buffer, map] : llvm::zip(ring.loads, buffers, maps)) {
+  for (auto [i, staged, buffer, map] :
+       llvm::enumerate(ring.loads, buffers, maps)) {
     SmallVector<Value> offsets =
         cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs);
+    Value stageMap = ring.stageMaps.empty() ? Value() : ring.stageMaps[i];
     if (staged.shared)
-      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, full, stage,
-                        ring.copyMask, ring.part,
-                        b.getI64IntegerAttr(ring.multicast), UnitAttr());
+      createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
+                      full, ring.copyMask, ring.part,
+                      b.getI64IntegerAttr(ring.multicast), UnitAttr());
     else
-      TmaCopyOp::create(b, loc, map, offsets, buffer, stage, full, stage,
-                        Value(), Value(), IntegerAttr(), UnitAttr());
+      createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
+                      full, Value(), Value(), IntegerAttr(), UnitAttr());
   }
   // Multicast: the program may leave only once no other program will
   // write its stages or arrive on its barriers: the consumers of all of
@@ -1375,10 +1441,14 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   if (!allMapped)
     return emitCpAsyncRing(loop, *ring, buffers);
 
-  SmallVector<Value> maps, views;
+  SmallVector<Value> maps, views, stageMaps;
   for (auto [staged, type] : llvm::zip(ring->loads, mapTypes)) {
     views.push_back(staged.load.getView());
     maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
+    TensorMapType stageType = getStageMapType(staged);
+    stageMaps.push_back(
+        stageType ? MakeTensorMapOp::create(b, loc, stageType, views.back())
+                  : Value());
   }
   // Full barriers: one arrival per phase, thread 0's (the leader's)
   // expect_tx.
@@ -1416,6 +1486,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     // Every barrier of the cluster is initialized before any program
     // copies or commits to another's.
     ClusterBarrierOp::create(b, loc);
+    ring->stageMaps = stageMaps;
     return emitTmaRing(loop, *ring, buffers, maps, barriers);
   }
   Value aligned = ViewAlignedOp::create(b, loc, views);
@@ -1463,6 +1534,7 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
     tmaRing.copyMask = i32Constant(b, loc, (int64_t(1) << ring->multicast) - 1);
     assert(canSpecialize(version, tmaRing) && "checked by wgmmaShared");
   }
+  tmaRing.stageMaps = stageMaps;
   if (specialize && canSpecialize(version, tmaRing))
     emitWarpSpecializedRing(tmaLoop, tmaRing, buffers, maps, barriers, version);
   else

@@ -178,6 +178,19 @@ absl::StatusOr<ScalarRef> ParseScalarRef(const Json &value,
       return Error(Child(path, "arg"),
                    absl::StrCat(*arg, " is not an i32 or i64 parameter"));
     ref.arg = static_cast<int>(*arg);
+    for (auto [key, factor] :
+         {std::pair<const char *, int64_t *>{"mul", &ref.mul},
+          {"div", &ref.div}}) {
+      if (!value.contains(key))
+        continue;
+      absl::StatusOr<int64_t> v = IntegerField(value, path, key);
+      if (!v.ok())
+        return v.status();
+      if (*v < 1 || *v > (int64_t{1} << 32))
+        return Error(Child(path, key),
+                     absl::StrCat("expected 1 to 2^32, got ", *v));
+      *factor = *v;
+    }
     return ref;
   }
   absl::StatusOr<int64_t> constant = IntegerField(value, path, "value");
@@ -270,6 +283,12 @@ absl::StatusOr<TensorMapInfo> ParseTensorMap(const Json &value,
       return Error(Child(path, "required"),
                    absl::StrCat("expected a boolean, got ", JsonTypeName(*it)));
     map.required = it->get<bool>();
+  }
+  if (auto it = value.find("whole_outer"); it != value.end()) {
+    if (!it->is_boolean())
+      return Error(Child(path, "whole_outer"),
+                   absl::StrCat("expected a boolean, got ", JsonTypeName(*it)));
+    map.whole_outer = it->get<bool>();
   }
   return map;
 }

@@ -36,12 +36,14 @@ struct ParamInfo {
   std::string elem;
 };
 
-// A size or stride of a tensor map's view: a kernel argument (an i32 or i64
-// parameter) or a constant.
+// A size or stride of a tensor map's view: a constant, or a kernel argument
+// (an i32 or i64 parameter) times `mul`, divided by `div` (rounding down).
 struct ScalarRef {
   // The parameter's index, or -1 for a constant.
   int arg = -1;
   int64_t value = 0;
+  int64_t mul = 1;
+  int64_t div = 1;
 };
 
 // A tensor map the runtime encodes on every launch (cuTensorMapEncodeTiled)
@@ -60,6 +62,10 @@ struct TensorMapInfo {
   // The kernel reads through this map alone (no fallback for views TMA
   // cannot describe): launches with such views are refused.
   bool required = false;
+  // The kernel copies through this map only boxes that lie wholly inside
+  // the view along its outermost dimension: a view too short for one such
+  // box gets no map (zeros), not an error.
+  bool whole_outer = false;
 };
 
 // Bytes of one element named as in metadata ("bf16": 2), or 0 when unknown.

@@ -42,7 +42,11 @@ int SwizzleMode(uint32_t bytes) {
 }
 
 int64_t Resolve(const ScalarRef &ref, absl::Span<const KernelArg> args) {
-  return ref.arg < 0 ? ref.value : args[ref.arg].integer();
+  if (ref.arg < 0)
+    return ref.value;
+  int64_t value = args[ref.arg].integer() * ref.mul;
+  // Rounding down keeps a negative argument negative (and refused).
+  return value >= 0 ? value / ref.div : -((-value + ref.div - 1) / ref.div);
 }
 
 } // namespace
@@ -63,16 +67,34 @@ PlanTensorMap(const KernelInfo &kernel, const TensorMapInfo &map,
                            ? std::string("a constant")
                            : absl::StrCat("argument ", ref.arg, " ('",
                                           kernel.params[ref.arg].name, "')");
+    // A scaled argument: its own value, then the factors.
+    if (ref.arg >= 0 && (ref.mul != 1 || ref.div != 1)) {
+      name =
+          absl::StrCat("argument ", ref.arg, " ('", kernel.params[ref.arg].name,
+                       "' = ", args[ref.arg].integer(), ")");
+      if (ref.mul != 1)
+        absl::StrAppend(&name, " * ", ref.mul);
+      if (ref.div != 1)
+        absl::StrAppend(&name, " / ", ref.div);
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel '", kernel.name, "': ", what, " of the tensor map over '",
         kernel.params[map.base].name, "' is ", name, " = ", value,
         "; expected ", expected));
   };
   bool aligned = request.address % 16 == 0;
+  // A map copied through only where whole boxes fit along the outermost
+  // dimension is not needed (nor encodable, for a size of 0) when the view
+  // is too short for one.
+  bool holds_box = true;
   for (size_t d = 0; d < rank; ++d) {
     // The driver lists dimensions innermost first.
     const size_t inner = rank - 1 - d;
     int64_t size = Resolve(map.sizes[d], args);
+    if (d == 0 && map.whole_outer && size >= 0 && size < map.box[d]) {
+      holds_box = false;
+      size = map.box[d];
+    }
     if (size < 1 || size > (int64_t{1} << 32))
       return invalid("a size", map.sizes[d], size, "1 to 2^32");
     request.dims[inner] = static_cast<unsigned long long>(size);
@@ -93,7 +115,7 @@ PlanTensorMap(const KernelInfo &kernel, const TensorMapInfo &map,
         "' through TMA only: its address and every stride but the last must "
         "be multiples of 16 bytes (address ",
         absl::Hex(request.address), ")"));
-  request.encode = aligned;
+  request.encode = aligned && holds_box;
   return request;
 }
 

@@ -583,6 +583,46 @@ func.func @tma_wgmma_rows(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>,
 
 // -----
 
+// A map in wgmma order for 8 warps lands whole 128-row blocks.
+func.func @tensor_map_wgmma_rows(%v: !tile.view<?x?xbf16>) {
+  // expected-error @below {{lands rows in wgmma order for 8 warps in boxes of a multiple of 128 rows, got 64}}
+  %m = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<64x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  return
+}
+
+// -----
+
+func.func @tma_wgmma_map_order(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{copies a map in wgmma order for 4 warps only as one box per stage of a buffer in the same order, neither shared nor for a pair's leader}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
+// Each program of a multicast group copies some 8-row boxes; a map that
+// lands the whole stage at once cannot be split so.
+func.func @tma_wgmma_map_multicast(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{copies a map in wgmma order for 8 warps only as one box per stage}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] multicast %at part %at of 2 : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
+func.func @tma_store_wgmma_map(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, %at: i32) {
+  %buf = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+  // expected-error @below {{are not boxes of the tensor map}}
+  tile.tma_store %m[%at, %at], %buf : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
 func.func @tma_box_columns(%m: !tile.tensor_map<64x32xbf16, #tile.swizzle<64>>, %at: i32) {
   %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
   %bars = tile.alloc_shared : !tile.smem<2xi64>

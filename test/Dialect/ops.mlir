@@ -161,6 +161,25 @@ func.func @tma(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel} {
 
 // -----
 
+// A map in wgmma order moves a whole stage in one box.
+// CHECK-LABEL: func.func @tma_wgmma_stage
+// CHECK: %[[MAP:.*]] = tile.make_tensor_map %{{.*}} : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+// CHECK: tile.tma_copy %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+func.func @tma_wgmma_stage(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %v = tile.make_view %x[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %map = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  tile.mbarrier_init %bars count 1 : !tile.smem<2xi64>
+  tile.mbarrier_expect %bars[%c0], 16384 : !tile.smem<2xi64>
+  tile.tma_copy %map[%c0, %c0], %ring[%c0], %bars[%c0] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
 // The staged epilogue's ops round-trip.
 // CHECK-LABEL: func.func @tma_store
 // CHECK: tile.store_boxes %{{.*}}, %[[BUF:.*]] column 64 : tensor<64x128xbf16>, !tile.smem<1x64x64xbf16, #tile.swizzle<128>>

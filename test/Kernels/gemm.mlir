@@ -29,13 +29,18 @@
 // store (tile-stage-stores), as on sm_90a. On sm_80
 // mma.sync m16n8k16 with fragments read by ldmatrix from the same kind of
 // ring, fp8 widened to bf16 (in registers, not copied).
+// x's stages land in wgmma order: in one rank-5 box (its second map,
+// param 8) while the tile's rows lie inside x, else in 8-row boxes (its
+// first map).
 // SM90-LABEL: .entry gemm_bf16
 // SM90: .param .align 64 .b8 gemm_bf16_param_7[128]
 // SM90: .param .align 64 .b8 gemm_bf16_param_8[128]
+// SM90: .param .align 64 .b8 gemm_bf16_param_9[128]
 // SM90: mbarrier.init.shared.b64
 // SM90: fence.mbarrier_init.release.cluster
 // SM90: mbarrier.arrive.expect_tx.shared.b64
 // SM90: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// SM90: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},0,0,0,%r{{[0-9]+}}} ]
 // SM90: mbarrier.try_wait.parity.shared.b64
 // SM90: wgmma.fence.sync.aligned
 // SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

@@ -53,3 +53,34 @@ func.func @computed_size(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile
   tile.tma_copy %map[%c0, %c0], %ring[%c0], %bars[%c0] : !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128>>, !tile.smem<2xi64>
   return
 }
+
+// -----
+
+// A map that lands a whole stage in wgmma order is a rank-5 map over the
+// same view (dimensions j, w, h, g, column outermost first, with row
+// strides 128, 8, 64 and 1 rows): a constant size is divided at compile
+// time, the outer size counts whole 128-row blocks, and copies through it
+// are one box issued by thread 0 at block row / 128.
+// CHECK-LABEL: llvm.func @whole_stage(
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %[[MAP:.*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK-SAME: tensor_maps = [{base = 0 : i64, box = [1, 8, 2, 8, 64], elem = "bf16", param = 2 : i64, required = true, sizes = [{value = 7 : i64}, {value = 8 : i64}, {value = 2 : i64}, {value = 8 : i64}, {arg = 1 : i64}], strides = [{arg = 1 : i64, mul = 128 : i64}, {arg = 1 : i64, mul = 8 : i64}, {arg = 1 : i64, mul = 64 : i64}, {arg = 1 : i64}, {value = 1 : i64}], swizzle = 128 : i64, whole_outer = true}]
+// CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32)
+// CHECK: %[[BLOCK:.*]] = llvm.udiv %[[ROW:.*]], %[[C128]]
+// CHECK: %[[ONE:.*]] = llvm.icmp "eq"
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BLOCK]]] predicate = %[[ONE]]
+func.func @whole_stage(%x: !tile.ptr<bf16>, %k: i32) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %c256 = arith.constant 256 : i32
+  %m = arith.constant 1000 : i32
+  %v = tile.make_view %x[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %map = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %ring = tile.alloc_shared {offset = 0 : i64} : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared {offset = 32768 : i64} : !tile.smem<2xi64>
+  tile.mbarrier_init %bars count 1 : !tile.smem<2xi64>
+  tile.mbarrier_expect %bars[%c0], 16384 : !tile.smem<2xi64>
+  tile.tma_copy %map[%c256, %c0], %ring[%c0], %bars[%c0] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  tile.mbarrier_wait %bars[%c0] phase %c0 : !tile.smem<2xi64>
+  tile.barrier
+  return
+}

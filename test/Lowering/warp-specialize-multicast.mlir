@@ -20,9 +20,10 @@
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK-NEXT: barrier.cluster.wait.aligned;
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
-// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [
-// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [
+// CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
+// CHECK-DAG: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [
+// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [
+// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: wgmma.mma_async
 // CHECK: wgmma.wait_group.sync.aligned 1;
@@ -32,14 +33,57 @@
 // CHECK-NEXT: @p mbarrier.arrive.shared::cluster.b64 _, [%[[REMOTE32]]];
 // CHECK: ret;
 
-// Clusters of two along y; A's boxes are 8-row wgmma atoms, B's the half
-// of the stage's rows one program copies.
+// Clusters of two along y; A's boxes are 8-row wgmma atoms, or the whole
+// stage through the rank-5 map (dimensions j, w, h, g, column: staged row
+// g + 8h + 16w + 128j holds row g + 8w + 64h + 128j, so the row strides are
+// 128, 8, 64 and 1 rows, and the outer size counts whole 128-row blocks);
+// B's boxes are the half of the stage's rows one program copies.
 // META: "cluster": [
 // META-NEXT: 1,
 // META-NEXT: 2,
 // META: "name": "gemm_multicast"
 // META: "box": [
 // META-NEXT: 8,
+// META: "box": [
+// META-NEXT: 1,
+// META-NEXT: 8,
+// META-NEXT: 2,
+// META-NEXT: 8,
+// META-NEXT: 64
+// META: "sizes": [
+// META-NEXT: {
+// META-NEXT: "arg": 3,
+// META-NEXT: "div": 128
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "value": 8
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "value": 2
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "value": 8
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "arg": 5
+// META-NEXT: }
+// META: "strides": [
+// META-NEXT: {
+// META-NEXT: "arg": 5,
+// META-NEXT: "mul": 128
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "arg": 5,
+// META-NEXT: "mul": 8
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "arg": 5,
+// META-NEXT: "mul": 64
+// META-NEXT: },
+// META-NEXT: {
+// META-NEXT: "arg": 5
+// META-NEXT: },
+// META: "whole_outer": true
 // META: "box": [
 // META-NEXT: 64,
 // META-NEXT: 64

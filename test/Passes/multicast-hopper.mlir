@@ -22,6 +22,7 @@
 // CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[WA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[MB:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.smem<4xi64>
 // CHECK-NEXT: tile.mbarrier_init %[[FULL]] count 1
@@ -35,8 +36,13 @@
 // CHECK-NEXT: scf.for %[[IV:[a-z0-9_]+]] =
 // CHECK:   tile.mbarrier_wait %[[EMPTY]]
 // CHECK-NEXT:   tile.mbarrier_expect %[[FULL]][%[[STAGE:.*]]], 32768
+// A, not shared, moves in one box while its stage lies inside the view.
+// CHECK:        scf.if
+// CHECK-NEXT:   tile.tma_copy %[[WA]][%{{.*}}, %[[IV]]], %[[RA]][%[[STAGE]]], %[[FULL]][%[[STAGE]]]
+// CHECK-NEXT:   } else {
 // CHECK-NEXT:   tile.tma_copy %[[MA]][%{{.*}}, %[[IV]]], %[[RA]][%[[STAGE]]], %[[FULL]][%[[STAGE]]]
 // CHECK-NOT:    multicast
+// CHECK-NEXT:   }
 // CHECK-NEXT:   tile.tma_copy %[[MB]][%{{.*}}, %[[IV]]], %[[RB]][%[[STAGE]]], %[[FULL]][%[[STAGE]]] multicast %c3_i32 part %[[RANK]] of 2
 // CHECK-NEXT: }
 // CHECK-COUNT-4: tile.mbarrier_wait %[[EMPTY]]
@@ -95,6 +101,7 @@ func.func @gemm_multicast(%x: !tile.ptr<bf16>, %w: !tile.ptr<bf16>,
 // one of them (part rank of 2) to both programs.
 // CHECK-LABEL: func.func @gemm_multicast_a
 // CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK-NOT: wgmma_warps = 8>>
 // CHECK: %[[MB:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[RANK:.*]] = tile.cluster_rank
 // CHECK: tile.warp_specialize

@@ -15,7 +15,8 @@
 // CHECK: %[[NP:.*]] = tile.num_programs x
 // CHECK: %[[RA:.*]] = tile.alloc_shared
 // CHECK: %[[RB:.*]] = tile.alloc_shared
-// CHECK: %[[MA:.*]] = tile.make_tensor_map
+// CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[WA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[MB:.*]] = tile.make_tensor_map
 // CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.smem<4xi64>
 // CHECK: %[[OK:.*]] = tile.view_aligned
@@ -34,7 +35,20 @@
 // CHECK-NEXT:     %[[STAGE:.*]] = arith.remui %[[IT]]
 // CHECK:          tile.mbarrier_wait %[[EMPTY]][%[[STAGE]]]
 // CHECK-NEXT:     tile.mbarrier_expect %[[FULL]][%[[STAGE]]], 32768
+// A's stage moves in one box when it starts at a multiple of 128 rows
+// and ends inside the view, else (the last tile of rows) in 8-row boxes.
+// CHECK-NEXT:     %[[LAST:.*]] = arith.subi %arg3, %[[C128]]
+// CHECK-NEXT:     %[[INSIDE:.*]] = arith.cmpi sle, %[[PROW]], %[[LAST]]
+// CHECK-NEXT:     %[[REM:.*]] = arith.remsi %[[PROW]], %[[C128]]
+// CHECK-NEXT:     %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %[[C0]]
+// CHECK-NEXT:     %[[POS:.*]] = arith.cmpi sge, %[[PROW]], %[[C0]]
+// CHECK-NEXT:     %[[STARTS:.*]] = arith.andi %[[POS]], %[[ALIGNED]]
+// CHECK-NEXT:     %[[WHOLE:.*]] = arith.andi %[[STARTS]], %[[INSIDE]]
+// CHECK-NEXT:     scf.if %[[WHOLE]] {
+// CHECK-NEXT:     tile.tma_copy %[[WA]][%[[PROW]], %[[IV]]], %[[RA]][%[[STAGE]]]
+// CHECK-NEXT:     } else {
 // CHECK-NEXT:     tile.tma_copy %[[MA]][%[[PROW]], %[[IV]]], %[[RA]][%[[STAGE]]]
+// CHECK-NEXT:     }
 // CHECK-NEXT:     tile.tma_copy %[[MB]][%[[C0]], %[[IV]]], %[[RB]][%[[STAGE]]]
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

@@ -4,18 +4,22 @@
 // On a target with TMA the loop is versioned on the views' alignment: TMA
 // copies into the ring when both views are 16-byte aligned, the cp.async
 // ring otherwise; both versions fill the same buffers. A's rows are staged
-// in wgmma order, so its tensor map moves boxes of 8 rows; B's moves whole
-// 128-row tiles.
+// in wgmma order: a second tensor map lands a whole stage in that order
+// with one box, used while the stage's rows lie inside the view (here, the
+// first tile: when M >= 128); the last, partial tile moves in 8-row boxes
+// whose bounds zero the rows past M. B's map moves whole 128-row tiles.
 // CHECK-LABEL: func.func @k_loop
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i32
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : i32
 // CHECK: %[[VA:.*]] = tile.make_view %arg0
 // CHECK: %[[VB:.*]] = tile.make_view %arg1
 // CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[MA:.*]] = tile.make_tensor_map %[[VA]] : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[WA:.*]] = tile.make_tensor_map %[[VA]] : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[MB:.*]] = tile.make_tensor_map %[[VB]] : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128>>
 // CHECK: %[[BARS:.*]] = tile.alloc_shared : !tile.smem<4xi64>
 // CHECK: tile.mbarrier_init %[[BARS]] count 1
@@ -27,7 +31,13 @@
 // CHECK-NEXT: %[[IN0:.*]] = arith.cmpi sgt, %[[K:.*]], %[[C0]]
 // CHECK-NEXT: scf.if %[[IN0]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C0]]], 32768
+// CHECK-NEXT: %[[LAST1:.*]] = arith.subi %arg3, %[[C128]]
+// CHECK-NEXT: %[[WHOLE1:.*]] = arith.cmpi sge, %[[LAST1]], %[[C0]]
+// CHECK-NEXT: scf.if %[[WHOLE1]] {
+// CHECK-NEXT: tile.tma_copy %[[WA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]], %[[BARS]][%[[C0]]]
+// CHECK-NEXT: } else {
 // CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C0]]], %[[RA]][%[[C0]]], %[[BARS]][%[[C0]]]
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C0]]], %[[RB]][%[[C0]]], %[[BARS]][%[[C0]]]
 // CHECK-NEXT: } else {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C0]]], 0
@@ -35,7 +45,13 @@
 // CHECK-NEXT: %[[IN1:.*]] = arith.cmpi sgt, %[[K]], %[[C64]]
 // CHECK-NEXT: scf.if %[[IN1]] {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C1]]], 32768
+// CHECK-NEXT: %[[LAST2:.*]] = arith.subi %arg3, %[[C128]]
+// CHECK-NEXT: %[[WHOLE2:.*]] = arith.cmpi sge, %[[LAST2]], %[[C0]]
+// CHECK-NEXT: scf.if %[[WHOLE2]] {
+// CHECK-NEXT: tile.tma_copy %[[WA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]], %[[BARS]][%[[C1]]]
+// CHECK-NEXT: } else {
 // CHECK-NEXT: tile.tma_copy %[[MA]][%[[C0]], %[[C64]]], %[[RA]][%[[C1]]], %[[BARS]][%[[C1]]]
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.tma_copy %[[MB]][%[[C0]], %[[C64]]], %[[RB]][%[[C1]]], %[[BARS]][%[[C1]]]
 // CHECK-NEXT: } else {
 // CHECK-NEXT: tile.mbarrier_expect %[[BARS]][%[[C1]]], 0
@@ -55,7 +71,13 @@
 // CHECK-NEXT:   %[[INNEXT:.*]] = arith.cmpi slt, %[[NEXT]], %[[K]]
 // CHECK-NEXT:   scf.if %[[INNEXT]] {
 // CHECK-NEXT:   tile.mbarrier_expect %[[BARS]][%[[WRITE]]], 32768
+// CHECK-NEXT:   %[[LAST3:.*]] = arith.subi %arg3, %[[C128]]
+// CHECK-NEXT:   %[[WHOLE3:.*]] = arith.cmpi sge, %[[LAST3]], %[[C0]]
+// CHECK-NEXT:   scf.if %[[WHOLE3]] {
+// CHECK-NEXT:   tile.tma_copy %[[WA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
+// CHECK-NEXT:   } else {
 // CHECK-NEXT:   tile.tma_copy %[[MA]][%[[C0]], %[[NEXT]]], %[[RA]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
+// CHECK-NEXT:   }
 // CHECK-NEXT:   tile.tma_copy %[[MB]][%[[C0]], %[[NEXT]]], %[[RB]][%[[WRITE]]], %[[BARS]][%[[WRITE]]]
 // CHECK-NEXT:   } else {
 // CHECK-NEXT:   tile.mbarrier_expect %[[BARS]][%[[WRITE]]], 0

@@ -18,7 +18,8 @@
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
 // CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[RB:.*]] = tile.alloc_shared : !tile.smem<4x128x64xbf16, #tile.swizzle<128>>
-// CHECK: %[[MA:.*]] = tile.make_tensor_map
+// CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[WA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
 // CHECK: %[[MB:.*]] = tile.make_tensor_map
 // CHECK: %[[FULL:.*]] = tile.alloc_shared : !tile.smem<4xi64>
 // CHECK: tile.mbarrier_init %[[FULL]] count 1
@@ -35,7 +36,14 @@
 // CHECK-NEXT:   %[[FREED:.*]] = arith.andi %[[NEXT]], %[[C1]]
 // CHECK-NEXT:   tile.mbarrier_wait %[[EMPTY]][%[[STAGE]]] phase %[[FREED]]
 // CHECK-NEXT:   tile.mbarrier_expect %[[FULL]][%[[STAGE]]], 32768
+// A's stage in one box while it lies inside the view, else in 8-row boxes.
+// CHECK-NEXT:   %[[LAST:.*]] = arith.subi
+// CHECK-NEXT:   %[[WHOLE:.*]] = arith.cmpi sge, %[[LAST]], %[[C0]]
+// CHECK-NEXT:   scf.if %[[WHOLE]] {
+// CHECK-NEXT:   tile.tma_copy %[[WA]][%[[C0]], %[[IV]]], %[[RA]][%[[STAGE]]], %[[FULL]][%[[STAGE]]]
+// CHECK-NEXT:   } else {
 // CHECK-NEXT:   tile.tma_copy %[[MA]][%[[C0]], %[[IV]]], %[[RA]][%[[STAGE]]], %[[FULL]][%[[STAGE]]]
+// CHECK-NEXT:   }
 // CHECK-NEXT:   tile.tma_copy %[[MB]][%[[C0]], %[[IV]]], %[[RB]][%[[STAGE]]], %[[FULL]][%[[STAGE]]]
 // CHECK-NEXT: }
 // CHECK-NEXT: }

@@ -276,6 +276,10 @@ INSTANTIATE_TEST_SUITE_P(
                       // More tiles than programs fit on the GPU, for the
                       // persistent instances (a short last group of rows).
                       Shape{"many_tiles", 1664, 2816, 200},
+                      // Aligned rows whose last row tile is partial: full
+                      // tiles copy A in one wgmma-order box, the last in
+                      // 8-row boxes whose bounds zero the rows past M.
+                      Shape{"ragged_rows", 1000, 384, 512},
                       Shape{"n_one", 300, 1, 96}, Shape{"m_one", 1, 300, 96}),
     [](const ::testing::TestParamInfo<Shape> &info) {
       return std::string(info.param.name);

@@ -129,6 +129,47 @@ TEST(MetadataTest, ParsesEveryKindClustersAndTensorMaps) {
               HasSubstr("tensor_maps[0].required: expected a boolean"));
 }
 
+TEST(MetadataTest, ParsesScaledSizesAndWholeOuterMaps) {
+  // A map that lands rows in wgmma order: sizes and strides scaled from
+  // arguments ("mul", "div"), copied only where whole outer boxes fit.
+  absl::StatusOr<ModuleInfo> info = ParseMetadata(Document(R"({
+      "name": "g", "block": [384, 1, 1], "shared_bytes": 0,
+      "cluster": [1, 1, 1],
+      "params": [{"name": "x", "kind": "ptr", "elem": "f8e4m3"},
+                 {"name": "m", "kind": "i32"}, {"name": "k", "kind": "i32"}],
+      "tensor_maps": [{"param": 3, "elem": "f8e4m3", "base": 0,
+                       "sizes": [{"arg": 1, "div": 128}, {"value": 8},
+                                 {"value": 2}, {"value": 8}, {"arg": 2}],
+                       "strides": [{"arg": 2, "mul": 128}, {"arg": 2, "mul": 8},
+                                   {"arg": 2, "mul": 64}, {"arg": 2},
+                                   {"value": 1}],
+                       "box": [1, 8, 2, 8, 128], "swizzle": 128,
+                       "whole_outer": true}]})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  const TensorMapInfo &map = info->kernels[0].tensor_maps[0];
+  EXPECT_TRUE(map.whole_outer);
+  EXPECT_EQ(map.sizes[0].arg, 1);
+  EXPECT_EQ(map.sizes[0].div, 128);
+  EXPECT_EQ(map.sizes[0].mul, 1);
+  EXPECT_EQ(map.strides[2].mul, 64);
+  EXPECT_EQ(map.strides[2].div, 1);
+  EXPECT_THAT(map.box, ElementsAre(1u, 8u, 2u, 8u, 128u));
+
+  // Factors are positive.
+  absl::StatusOr<ModuleInfo> bad = ParseMetadata(Document(R"({
+      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
+      "cluster": [1, 1, 1],
+      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
+                 {"name": "m", "kind": "i32"}],
+      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
+                       "sizes": [{"arg": 1, "div": 0}, {"arg": 1}],
+                       "strides": [{"arg": 1}, {"value": 1}],
+                       "box": [8, 64], "swizzle": 128}]})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("sizes[0].div: expected 1 to 2^32, got 0"));
+}
+
 TEST(MetadataTest, ReadsDependentLaunch) {
   absl::StatusOr<ModuleInfo> plain = ParseMetadata(Document(kSoftmaxKernel));
   ASSERT_TRUE(plain.ok()) << plain.status();

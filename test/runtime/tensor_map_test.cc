@@ -104,5 +104,75 @@ TEST(TensorMapTest, RejectsSizesNoTensorHas) {
                         "('m') = 0; expected 1 to 2^32"));
 }
 
+// x (m, k) fp8 read as a rank-5 map that lands 128-row blocks in wgmma
+// order: sizes (m / 128, 8, 2, 8, k), row strides 128, 8, 64 and 1 rows.
+KernelInfo WgmmaOrderKernel() {
+  KernelInfo kernel;
+  kernel.name = "gemm";
+  kernel.params = {{"x", ParamKind::kPtr, "f8e4m3"},
+                   {"m", ParamKind::kI32, ""},
+                   {"k", ParamKind::kI32, ""}};
+  TensorMapInfo map;
+  map.param = 3;
+  map.elem = "f8e4m3";
+  map.base = 0;
+  map.sizes = {{1, 0, 1, 128}, {-1, 8}, {-1, 2}, {-1, 8}, {2, 0}};
+  map.strides = {{2, 0, 128}, {2, 0, 8}, {2, 0, 64}, {2, 0}, {-1, 1}};
+  map.box = {1, 8, 2, 8, 128};
+  map.swizzle = 128;
+  map.whole_outer = true;
+  kernel.tensor_maps = {map};
+  return kernel;
+}
+
+TEST(TensorMapTest, ScalesArgumentsForRowsInWgmmaOrder) {
+  KernelInfo kernel = WgmmaOrderKernel();
+  std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),
+                                 KernelArg::I32(1000), KernelArg::I32(4096)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_TRUE(request->encode);
+  EXPECT_EQ(request->rank, 5u);
+  // Innermost first: columns, g, h, w, then the 7 whole 128-row blocks.
+  EXPECT_EQ(request->dims[0], 4096u);
+  EXPECT_EQ(request->dims[1], 8u);
+  EXPECT_EQ(request->dims[2], 2u);
+  EXPECT_EQ(request->dims[3], 8u);
+  EXPECT_EQ(request->dims[4], 7u);
+  EXPECT_EQ(request->strides[0], 4096u);
+  EXPECT_EQ(request->strides[1], 64u * 4096);
+  EXPECT_EQ(request->strides[2], 8u * 4096);
+  EXPECT_EQ(request->strides[3], 128u * 4096);
+  EXPECT_EQ(request->box[0], 128u);
+  EXPECT_EQ(request->box[4], 1u);
+}
+
+TEST(TensorMapTest, WholeOuterMapsOfShortViewsAreNotEncoded) {
+  // Under 128 rows hold no whole block: the kernel copies 8-row boxes
+  // through its other map, and this one stays zero instead of failing.
+  KernelInfo kernel = WgmmaOrderKernel();
+  std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),
+                                 KernelArg::I32(100), KernelArg::I32(4096)};
+  absl::StatusOr<TensorMapRequest> request =
+      PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_FALSE(request->encode);
+  // Only the outermost dimension may be short: a K under one box is still
+  // encoded (its columns past K read as zero).
+  args[1] = KernelArg::I32(128);
+  args[2] = KernelArg::I32(64);
+  request = PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_TRUE(request->encode);
+  // A negative size is still an error, naming the argument.
+  args[1] = KernelArg::I32(-5);
+  request = PlanTensorMap(kernel, kernel.tensor_maps[0], args);
+  ASSERT_FALSE(request.ok());
+  EXPECT_THAT(
+      request.status().message(),
+      HasSubstr("argument 1 ('m' = -5) / 128 = -1; expected 1 to 2^32"));
+}
+
 } // namespace
 } // namespace tilec
