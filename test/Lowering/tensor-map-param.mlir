@@ -84,3 +84,26 @@ func.func @whole_stage(%x: !tile.ptr<bf16>, %k: i32) attributes {tile.kernel, ti
   tile.barrier
   return
 }
+
+// -----
+
+// Four warps (one warpgroup): 64-row blocks, row strides 64, 8, 32 and 1
+// rows; a 128-row stage is two blocks of the outer dimension.
+// CHECK-LABEL: llvm.func @whole_stage_4_warps(
+// CHECK-SAME: tensor_maps = [{base = 0 : i64, box = [2, 4, 2, 8, 64], elem = "bf16", param = 3 : i64, required = true, sizes = [{arg = 1 : i64, div = 64 : i64}, {value = 4 : i64}, {value = 2 : i64}, {value = 8 : i64}, {arg = 2 : i64}], strides = [{arg = 2 : i64, mul = 64 : i64}, {arg = 2 : i64, mul = 8 : i64}, {arg = 2 : i64, mul = 32 : i64}, {arg = 2 : i64}, {value = 1 : i64}], swizzle = 128 : i64, whole_outer = true}]
+// CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32)
+// CHECK: llvm.udiv %{{.*}}, %[[C64]]
+func.func @whole_stage_4_warps(%x: !tile.ptr<bf16>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %v = tile.make_view %x[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %map = tile.make_tensor_map %v : !tile.view<?x?xbf16> -> !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>
+  %ring = tile.alloc_shared {offset = 0 : i64} : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>
+  %bars = tile.alloc_shared {offset = 32768 : i64} : !tile.smem<2xi64>
+  tile.mbarrier_init %bars count 1 : !tile.smem<2xi64>
+  tile.mbarrier_expect %bars[%c0], 16384 : !tile.smem<2xi64>
+  tile.tma_copy %map[%c0, %c0], %ring[%c0], %bars[%c0] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>, !tile.smem<2xi64>
+  tile.mbarrier_wait %bars[%c0] phase %c0 : !tile.smem<2xi64>
+  tile.barrier
+  return
+}

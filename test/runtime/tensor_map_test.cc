@@ -174,5 +174,58 @@ TEST(TensorMapTest, WholeOuterMapsOfShortViewsAreNotEncoded) {
       HasSubstr("argument 1 ('m' = -5) / 128 = -1; expected 1 to 2^32"));
 }
 
+// The staged row of tile row `r` for `warps` consumer warps: the order in
+// which wgmma reads A (lowering/TensorCore/OperandStaging.cpp,
+// getWgmmaStagedRow), restated here.
+int64_t WgmmaStagedRow(int64_t r, int64_t warps) {
+  int64_t groups = warps / 4, g = r % 8, w = (r / 8) % warps,
+          t = r / (8 * warps);
+  return 64 * (w / 4 + groups * (t / 2)) + 16 * (w % 4) + 8 * (t % 2) + g;
+}
+
+TEST(TensorMapTest, OneBoxLandsRowsInWgmmaOrder) {
+  // Walks one box of the planned rank-5 map as a tiled TMA copy does
+  // (box elements innermost first into consecutive shared memory, each
+  // read at the sum of its coordinates times the strides) and checks that
+  // every staged row receives the view row that wgmma order puts there.
+  for (int64_t warps : {4, 8}) {
+    for (int64_t rows : {16 * warps, 32 * warps}) {
+      if (rows > 256)
+        continue;
+      const int64_t k = 4096, m = 1000, block = 16 * warps;
+      KernelInfo kernel = WgmmaOrderKernel();
+      TensorMapInfo &map = kernel.tensor_maps[0];
+      map.sizes = {{1, 0, 1, block}, {-1, warps}, {-1, 2}, {-1, 8}, {2, 0}};
+      map.strides = {
+          {2, 0, block}, {2, 0, 8}, {2, 0, 8 * warps}, {2, 0}, {-1, 1}};
+      map.box = {static_cast<uint32_t>(rows / block),
+                 static_cast<uint32_t>(warps), 2, 8, 128};
+      std::vector<KernelArg> args = {KernelArg::DevicePtr(0x10000),
+                                     KernelArg::I32(m), KernelArg::I32(k)};
+      absl::StatusOr<TensorMapRequest> request =
+          PlanTensorMap(kernel, map, args);
+      ASSERT_TRUE(request.ok()) << request.status();
+      ASSERT_EQ(request->dims[4], static_cast<uint64_t>(m / block));
+      const int64_t row0 = 2 * rows; // a stage inside the view
+      const int64_t start = row0 / block;
+      ASSERT_LE(start + request->box[4], request->dims[4]);
+      int64_t staged = 0;
+      for (int64_t i4 = 0; i4 < request->box[4]; ++i4)
+        for (int64_t i3 = 0; i3 < request->box[3]; ++i3)
+          for (int64_t i2 = 0; i2 < request->box[2]; ++i2)
+            for (int64_t i1 = 0; i1 < request->box[1]; ++i1, ++staged) {
+              int64_t byte =
+                  i1 * request->strides[0] + i2 * request->strides[1] +
+                  i3 * request->strides[2] + (start + i4) * request->strides[3];
+              ASSERT_EQ(byte % k, 0);
+              int64_t row = byte / k - row0;
+              EXPECT_EQ(WgmmaStagedRow(row, warps), staged)
+                  << warps << " warps, " << rows << "-row stage, row " << row;
+            }
+      EXPECT_EQ(staged, rows);
+    }
+  }
+}
+
 } // namespace
 } // namespace tilec
