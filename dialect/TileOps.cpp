@@ -772,9 +772,15 @@ LogicalResult TmaCopyOp::verify() {
                          << swizzle.getBytes() << "-byte swizzle";
   // Rows in wgmma order move in groups of eight (getWgmmaStagedRow), or in
   // one box of a map that lands them in that order.
-  if (mapSwizzle.getWgmmaWarps() != 0) {
-    if (mapSwizzle.getWgmmaWarps() != swizzle.getWgmmaWarps() ||
-        box[0] != stage[0] || getMulticast() || getLeaderBarrier())
+  if (unsigned warps = mapSwizzle.getWgmmaWarps()) {
+    APInt row;
+    if (matchPattern(getOffsets()[0], m_ConstantInt(&row)) &&
+        (row.isNegative() || row.getSExtValue() % (16 * warps) != 0))
+      return emitOpError() << "copies a map in wgmma order from row "
+                           << row.getSExtValue() << ", not a multiple of "
+                           << 16 * warps;
+    if (warps != swizzle.getWgmmaWarps() || box[0] != stage[0] ||
+        getMulticast() || getLeaderBarrier())
       return emitOpError()
              << "copies a map in wgmma order for " << mapSwizzle.getWgmmaWarps()
              << " warps only as one box per stage of a buffer in the same "

@@ -314,7 +314,10 @@ def Tile_MakeTensorMapOp : Tile_Op<"make_tensor_map", [Pure]> {
     `tile.make_view` of kernel parameters and constants with a last stride
     of 1. When the view's base or a row stride is not a multiple of 16
     bytes no descriptor can describe it: the runtime passes zeros, and the
-    kernel must not copy through it (see `tile.view_aligned`).
+    kernel must not copy through it (see `tile.view_aligned`). Nor for a
+    map in wgmma order (`wgmma_warps` = W in its swizzle) over a view of
+    fewer rows than one box: such a map describes whole 16·W-row blocks
+    only, and a view too short for one gets zeros.
 
     ```mlir
     %map = tile.make_tensor_map %x
@@ -486,7 +489,13 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [AttrSizedOperandSegments,
     boxes of the tensor map's shape (`C` columns, rows dividing `R`), each
     box landing where the buffer's layout puts its rows (in wgmma row order
     for a `#tile.swizzle` with `wgmma_warps`). Elements outside the view
-    read as zero. Each landed byte counts towards the transaction count of
+    read as zero. Through a map in wgmma order (its swizzle has
+    `wgmma_warps` = W) the whole stage is one box, and the copy must start
+    at a row that is a multiple of 16·W and end inside the view: the map's
+    rows stop at the last whole 16·W-row block, so rows past it read as
+    zero even where the view has them (tile-pipeline-loads copies the last,
+    partial tile of rows through an 8-row map instead). Each landed byte
+    counts towards the transaction count of
     mbarrier `barrier` of `barriers`; a `tile.mbarrier_expect` announces
     them. The copies are issued by threads of the program's first warp.
     With `leader_barrier` (programs paired for tcgen05, `tile.cta_pair`),

@@ -386,7 +386,7 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
       kernel["split_k"] = llvm::json::Object{{"partial_bytes", bytes.getInt()}};
     kernels.push_back(std::move(kernel));
   });
-  llvm::json::Object root{{"format", "tilec-metadata-v1"},
+  llvm::json::Object root{{"format", "tilec-metadata-v2"},
                           {"target", target.str()},
                           {"kernels", std::move(kernels)}};
   std::string text;

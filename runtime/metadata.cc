@@ -186,9 +186,9 @@ absl::StatusOr<ScalarRef> ParseScalarRef(const Json &value,
       absl::StatusOr<int64_t> v = IntegerField(value, path, key);
       if (!v.ok())
         return v.status();
-      if (*v < 1 || *v > (int64_t{1} << 32))
+      if (*v < 1 || *v > (int64_t{1} << 16))
         return Error(Child(path, key),
-                     absl::StrCat("expected 1 to 2^32, got ", *v));
+                     absl::StrCat("expected 1 to 2^16, got ", *v));
       *factor = *v;
     }
     return ref;
@@ -196,6 +196,10 @@ absl::StatusOr<ScalarRef> ParseScalarRef(const Json &value,
   absl::StatusOr<int64_t> constant = IntegerField(value, path, "value");
   if (!constant.ok())
     return constant.status();
+  for (const char *key : {"mul", "div"})
+    if (value.contains(key))
+      return Error(Child(path, key), "scales an argument; a constant is "
+                                     "written already scaled");
   ref.value = *constant;
   return ref;
 }
@@ -468,9 +472,10 @@ absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json) {
   absl::StatusOr<std::string> format = StringField(*root, "", "format");
   if (!format.ok())
     return format.status();
-  if (*format != kMetadataFormat)
+  if (*format != kMetadataFormat && *format != kMetadataFormatV1)
     return Error("format", absl::StrCat("unsupported format '", *format,
-                                        "'; expected '", kMetadataFormat, "'"));
+                                        "'; expected '", kMetadataFormat,
+                                        "' or '", kMetadataFormatV1, "'"));
   module.format = *format;
   absl::StatusOr<std::string> target = StringField(*root, "", "target");
   if (!target.ok())
@@ -491,6 +496,19 @@ absl::StatusOr<ModuleInfo> ParseMetadata(absl::string_view json) {
         return Error(
             path, absl::StrCat("duplicate kernel name '", kernel->name, "'"));
     kernel->target = module.target;
+    // v1 documents have no scaled sizes or whole_outer maps.
+    if (module.format == kMetadataFormatV1)
+      for (const TensorMapInfo &map : kernel->tensor_maps) {
+        bool scaled = map.whole_outer;
+        for (const auto *refs : {&map.sizes, &map.strides})
+          for (const ScalarRef &ref : *refs)
+            scaled |= ref.mul != 1 || ref.div != 1;
+        if (scaled)
+          return Error(path, absl::StrCat("tensor map ", map.param,
+                                          " uses mul, div or whole_outer, "
+                                          "which need format '",
+                                          kMetadataFormat, "'"));
+      }
     module.kernels.push_back(*std::move(kernel));
   }
   return module;

@@ -110,8 +110,12 @@ struct ModuleInfo {
   std::vector<KernelInfo> kernels;
 };
 
-// The only `format` this runtime reads.
-inline constexpr absl::string_view kMetadataFormat = "tilec-metadata-v1";
+// The `format` the compiler writes. v2 adds scaled sizes and strides
+// (`mul`, `div`) and `whole_outer` to tensor maps; this runtime also reads
+// v1 documents, which have neither. A runtime that knows only v1 refuses
+// v2 documents instead of encoding their maps wrong.
+inline constexpr absl::string_view kMetadataFormat = "tilec-metadata-v2";
+inline constexpr absl::string_view kMetadataFormatV1 = "tilec-metadata-v1";
 
 // Parses and checks a metadata document. Errors are InvalidArgument and name
 // the offending field, e.g. "metadata: kernels[0] ('softmax').params[2]

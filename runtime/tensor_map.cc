@@ -44,7 +44,13 @@ int SwizzleMode(uint32_t bytes) {
 int64_t Resolve(const ScalarRef &ref, absl::Span<const KernelArg> args) {
   if (ref.arg < 0)
     return ref.value;
-  int64_t value = args[ref.arg].integer() * ref.mul;
+  int64_t value = args[ref.arg].integer();
+  // Factors are at most 2^16 (metadata.cc): beyond this the value is far
+  // outside what a size or stride may be, and is refused as such.
+  constexpr int64_t kLimit = int64_t{1} << 46;
+  if (value > kLimit || value < -kLimit)
+    return value;
+  value *= ref.mul;
   // Rounding down keeps a negative argument negative (and refused).
   return value >= 0 ? value / ref.div : -((-value + ref.div - 1) / ref.div);
 }

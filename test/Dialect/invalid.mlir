@@ -614,6 +614,28 @@ func.func @tma_wgmma_map_multicast(%m: !tile.tensor_map<128x64xbf16, #tile.swizz
 
 // -----
 
+func.func @tma_wgmma_map_row(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  %row = arith.constant 64 : i32
+  // expected-error @below {{copies a map in wgmma order from row 64, not a multiple of 128}}
+  tile.tma_copy %m[%row, %at], %ring[%at], %bars[%at] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
+// One box per stage: a 128-row box does not fill a 256-row stage.
+func.func @tma_wgmma_map_stage_rows(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, %at: i32) {
+  %ring = tile.alloc_shared : !tile.smem<2x256x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>
+  %bars = tile.alloc_shared : !tile.smem<2xi64>
+  // expected-error @below {{copies a map in wgmma order for 8 warps only as one box per stage}}
+  tile.tma_copy %m[%at, %at], %ring[%at], %bars[%at] : !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2x256x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, !tile.smem<2xi64>
+  return
+}
+
+// -----
+
 func.func @tma_store_wgmma_map(%m: !tile.tensor_map<128x64xbf16, #tile.swizzle<128, wgmma_warps = 8>>, %at: i32) {
   %buf = tile.alloc_shared : !tile.smem<2x128x64xbf16, #tile.swizzle<128>>
   // expected-error @below {{are not boxes of the tensor map}}

@@ -20,10 +20,14 @@
 // CHECK: barrier.cluster.arrive.aligned;
 // CHECK-NEXT: barrier.cluster.wait.aligned;
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
-// CHECK-DAG: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [
-// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [
-// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [
+// A's 8-row boxes (a partial last tile) and B's shared copy are laid out
+// ahead of the loop's wait; then the wait, the announced bytes and A's
+// stage in one rank-5 box.
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, 32768;
+// CHECK: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: wgmma.mma_async
 // CHECK: wgmma.wait_group.sync.aligned 1;

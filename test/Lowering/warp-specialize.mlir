@@ -14,13 +14,17 @@
 // CHECK: setp.lt.u32 %[[CONSUMER:p[0-9]+]], %[[TID]], 256;
 // CHECK: @%[[CONSUMER]] bra [[CONSUMERS:\$L__BB[0-9_]+]];
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK-DAG: setp.gt.u32 %{{p[0-9]+}}, %[[TID]], 287;
-// CHECK-DAG: mbarrier.try_wait.parity.shared.b64
-// CHECK-DAG: mbarrier.arrive.expect_tx.shared.b64
-// A's stage in one rank-5 box while it lies inside the view (block
-// row0 / 128 of the map's outermost dimension), else in 8-row boxes.
-// CHECK-DAG: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%{{r[0-9]+}}], [%{{rd[0-9]+}}, {%{{r[0-9]+}},0,0,0,%{{r[0-9]+}}} ]
-// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global
+// The block layout puts A's 8-row boxes (the branch for a partial last
+// tile) and B's copy ahead of the loop's wait; in the loop the producer
+// waits for an empty stage, announces its bytes and copies A's stage in
+// one rank-5 box while it lies inside the view (block row0 / 128 of the
+// map's outermost dimension).
+// CHECK: setp.gt.u32 %{{p[0-9]+}}, %[[TID]], 287;
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: mbarrier.arrive.expect_tx.shared.b64
+// CHECK: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%{{r[0-9]+}}], [%{{rd[0-9]+}}, {%{{r[0-9]+}},0,0,0,%{{r[0-9]+}}} ]
 // CHECK: [[CONSUMERS]]:
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity.shared.b64

@@ -30,8 +30,9 @@ constexpr char kSoftmaxKernel[] = R"({
       "tensor_maps": []
     })";
 
-std::string Document(absl::string_view kernels) {
-  return absl::StrCat(R"({"format": "tilec-metadata-v1", "target": "sm_90a",)",
+std::string Document(absl::string_view kernels,
+                     absl::string_view format = kMetadataFormat) {
+  return absl::StrCat(R"({"format": ")", format, R"(", "target": "sm_90a",)",
                       R"( "kernels": [)", kernels, "]}");
 }
 
@@ -45,7 +46,12 @@ std::string WithSoftmax(absl::string_view from, absl::string_view to) {
 TEST(MetadataTest, ParsesTheDocumentedExample) {
   absl::StatusOr<ModuleInfo> info = ParseMetadata(Document(kSoftmaxKernel));
   ASSERT_TRUE(info.ok()) << info.status();
-  EXPECT_EQ(info->format, "tilec-metadata-v1");
+  EXPECT_EQ(info->format, "tilec-metadata-v2");
+  // Documents of the first format still load.
+  absl::StatusOr<ModuleInfo> v1 =
+      ParseMetadata(Document(kSoftmaxKernel, kMetadataFormatV1));
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->format, "tilec-metadata-v1");
   EXPECT_EQ(info->target, "sm_90a");
   ASSERT_EQ(info->kernels.size(), 1u);
   const KernelInfo &kernel = info->kernels[0];
@@ -167,7 +173,39 @@ TEST(MetadataTest, ParsesScaledSizesAndWholeOuterMaps) {
                        "box": [8, 64], "swizzle": 128}]})"));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
-              HasSubstr("sizes[0].div: expected 1 to 2^32, got 0"));
+              HasSubstr("sizes[0].div: expected 1 to 2^16, got 0"));
+
+  // Constants are written scaled; a factor next to one is an error.
+  bad = ParseMetadata(Document(R"({
+      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
+      "cluster": [1, 1, 1],
+      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
+                 {"name": "m", "kind": "i32"}],
+      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
+                       "sizes": [{"value": 8, "mul": 2}, {"arg": 1}],
+                       "strides": [{"arg": 1}, {"value": 1}],
+                       "box": [8, 64], "swizzle": 128}]})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("sizes[0].mul: scales an argument"));
+
+  // A v1 document cannot use them: a runtime that knows only v1 would
+  // encode such a map wrong, so the compiler writes v2 for them.
+  const std::string scaled = R"({
+      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
+      "cluster": [1, 1, 1],
+      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
+                 {"name": "m", "kind": "i32"}],
+      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
+                       "sizes": [{"arg": 1, "div": 128}, {"arg": 1}],
+                       "strides": [{"arg": 1}, {"value": 1}],
+                       "box": [1, 64], "swizzle": 128}]})";
+  ASSERT_TRUE(ParseMetadata(Document(scaled)).ok());
+  bad = ParseMetadata(Document(scaled, kMetadataFormatV1));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("tensor map 2 uses mul, div or whole_outer, which "
+                        "need format 'tilec-metadata-v2'"));
 }
 
 TEST(MetadataTest, ReadsDependentLaunch) {
@@ -297,10 +335,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"FormatNotString", R"({"format": 1})",
                 "format: expected string, got number"},
         BadCase{"WrongFormat",
-                R"({"format": "tilec-metadata-v2", "target": "sm_80",
+                R"({"format": "tilec-metadata-v3", "target": "sm_80",
                     "kernels": []})",
-                "format: unsupported format 'tilec-metadata-v2'; expected "
-                "'tilec-metadata-v1'"},
+                "format: unsupported format 'tilec-metadata-v3'; expected "
+                "'tilec-metadata-v2' or 'tilec-metadata-v1'"},
         BadCase{"MissingTarget", R"({"format": "tilec-metadata-v1"})",
                 "missing required field 'target'"},
         BadCase{"EmptyTarget",
