@@ -122,6 +122,51 @@ func.func @k_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, 
 
 // -----
 
+// One warpgroup over 64-row tiles of A at a program's row: A's one-box map
+// lands 64-row blocks (16 · 4 warps), and the copy takes it only from a
+// row that is a multiple of 64, not negative, and at most M - 64.
+// CHECK-LABEL: func.func @four_warps
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i32
+// CHECK: %[[RA:.*]] = tile.alloc_shared : !tile.smem<4x64x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>
+// CHECK: %[[MA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// CHECK: %[[WA:.*]] = tile.make_tensor_map {{.*}} -> !tile.tensor_map<64x64xbf16, #tile.swizzle<128, wgmma_warps = 4>>
+// CHECK: tile.mbarrier_expect
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %arg3, %[[C64]]
+// CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi sle, %[[ROW:.*]], %[[LAST]]
+// CHECK-NEXT: %[[REM:.*]] = arith.remsi %[[ROW]], %[[C64]]
+// CHECK-NEXT: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %[[C0]]
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpi sge, %[[ROW]], %[[C0]]
+// CHECK-NEXT: %[[STARTS:.*]] = arith.andi %[[POS]], %[[ALIGNED]]
+// CHECK-NEXT: %[[WHOLE:.*]] = arith.andi %[[STARTS]], %[[INSIDE]]
+// CHECK-NEXT: scf.if %[[WHOLE]] {
+// CHECK-NEXT: tile.tma_copy %[[WA]][%[[ROW]], %{{.*}}], %[[RA]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: tile.tma_copy %[[MA]][%[[ROW]], %{{.*}}], %[[RA]]
+// CHECK-NEXT: }
+func.func @four_warps(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %y: !tile.ptr<f32>, %m: i32, %k: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %pid = tile.program_id x
+  %row = arith.muli %pid, %c64 : i32
+  %va = tile.make_view %a[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %vb = tile.make_view %b[%m, %k] strides[%k, %c1] : !tile.ptr<bf16> -> !tile.view<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %kk = %c0 to %k step %c64 iter_args(%acc = %zero) -> (tensor<64x128xf32>) : i32 {
+    %ta = tile.load %va[%row, %kk] : !tile.view<?x?xbf16> -> tensor<64x64xbf16>
+    %tb = tile.load %vb[%c0, %kk] : !tile.view<?x?xbf16> -> tensor<128x64xbf16>
+    %tbt = tile.transpose %tb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+    %d = tile.dot %ta, %tbt, %acc : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  %vy = tile.make_view %y[%m, %m] strides[%m, %c1] : !tile.ptr<f32> -> !tile.view<?x?xf32>
+  tile.store %acc, %vy[%row, %c0] : tensor<64x128xf32>, !tile.view<?x?xf32>
+  return
+}
+
+// -----
+
 // A view whose extents are computed in the kernel cannot be described by a
 // tensor map the runtime encodes from the arguments: cp.async only.
 // CHECK-LABEL: func.func @computed_view
