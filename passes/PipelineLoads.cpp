@@ -631,18 +631,25 @@ TensorMapType getStageMapType(const StagedLoad &staged) {
                             type.getElementType(), swizzle);
 }
 
-/// Copies `staged`'s tile at `offsets` into `stage` of `buffer` through
-/// `map`, or, with a `stageMap`, in one box through it when the stage
-/// starts at a multiple of 16W rows and ends inside the view; the last,
-/// partial tile of rows still moves in boxes through `map`, whose bounds
-/// zero the rows past the view.
-void createStageCopy(OpBuilder &b, Location loc, const StagedLoad &staged,
-                     Value map, Value stageMap, ValueRange offsets,
-                     Value buffer, Value stage, Value barriers, Value mask,
-                     Value part, IntegerAttr multicast, UnitAttr leader) {
+/// Copies load `i` of `ring` at `offsets` into `stage` of `buffer` through
+/// `map` (its part of the boxes, to every program, when it is shared), or,
+/// with a stage map, in one box through that when the stage starts at a
+/// multiple of 16W rows and ends inside the view; the last, partial tile
+/// of rows still moves in boxes through `map`, whose bounds zero the rows
+/// past the view.
+void createStageCopy(OpBuilder &b, Location loc, const Ring &ring, size_t i,
+                     Value map, ValueRange offsets, Value buffer, Value stage,
+                     Value barriers, UnitAttr leader) {
+  const StagedLoad &staged = ring.loads[i];
+  Value stageMap = ring.stageMaps.empty() ? Value() : ring.stageMaps[i];
   auto copy = [&](OpBuilder &b, Value through) {
-    TmaCopyOp::create(b, loc, through, offsets, buffer, stage, barriers, stage,
-                      mask, part, multicast, leader);
+    if (staged.shared)
+      TmaCopyOp::create(b, loc, through, offsets, buffer, stage, barriers,
+                        stage, ring.copyMask, ring.part,
+                        b.getI64IntegerAttr(ring.multicast), leader);
+    else
+      TmaCopyOp::create(b, loc, through, offsets, buffer, stage, barriers,
+                        stage, Value(), Value(), IntegerAttr(), leader);
   };
   if (!stageMap)
     return copy(b, map);
@@ -931,14 +938,8 @@ void emitTmaRing(scf::ForOp loop, Ring &ring, ArrayRef<Value> buffers,
             arith::MulIOp::create(
                 b, loc, ring.rank,
                 i32Constant(b, loc, staged.bufferType.getShape()[1])));
-      Value stageMap = ring.stageMaps.empty() ? Value() : ring.stageMaps[i];
-      if (staged.shared)
-        createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
-                        barriers, ring.copyMask, ring.part,
-                        b.getI64IntegerAttr(ring.multicast), toLeader);
-      else
-        createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
-                        barriers, Value(), Value(), IntegerAttr(), toLeader);
+      createStageCopy(b, loc, ring, i, map, offsets, buffer, stage, barriers,
+                      toLeader);
     }
   };
   // A stage past the loop's end is filled by nothing: its phase completes
@@ -1198,14 +1199,8 @@ void emitWarpSpecializedRing(scf::ForOp loop, Ring &ring,
        llvm::enumerate(ring.loads, buffers, maps)) {
     SmallVector<Value> offsets =
         cloneOffsetsAt(b, staged, loop.getInductionVar(), iv, tileInputs);
-    Value stageMap = ring.stageMaps.empty() ? Value() : ring.stageMaps[i];
-    if (staged.shared)
-      createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
-                      full, ring.copyMask, ring.part,
-                      b.getI64IntegerAttr(ring.multicast), UnitAttr());
-    else
-      createStageCopy(b, loc, staged, map, stageMap, offsets, buffer, stage,
-                      full, Value(), Value(), IntegerAttr(), UnitAttr());
+    createStageCopy(b, loc, ring, i, map, offsets, buffer, stage, full,
+                    UnitAttr());
   }
   // Multicast: the program may leave only once no other program will
   // write its stages or arrive on its barriers: the consumers of all of
