@@ -58,6 +58,8 @@ constexpr unsigned kMemAttachGlobal = 1; // CU_MEM_ATTACH_GLOBAL
 class ValidationGpuTest : public DeviceFixture<::testing::Test> {
 protected:
   static constexpr int kBatch = 4, kN = 5000, kK = 8;
+  // No buffer of the fixture is larger (x and y).
+  static constexpr size_t kLargestBuffer = size_t(kBatch) * kN * 4;
 
   void SetUp() override {
     DeviceFixture::SetUp();
@@ -75,6 +77,25 @@ protected:
     ASSERT_EQ(
         driver_->api().cuMemcpyHtoD_v2(x_, host_x_.data(), host_x_.size() * 4),
         0);
+  }
+
+  // A buffer of `bytes` whose first `claimed` bytes reach no other buffer
+  // of the test. Passed as an argument that needs `claimed` bytes, it must
+  // fail the allocation-size check, not the overlap check that runs first;
+  // where allocations land is the driver's choice, so try a few.
+  CUdeviceptr AllocClearOf(size_t bytes, size_t claimed) {
+    for (int tries = 0; tries < 64; ++tries) {
+      std::vector<CUdeviceptr> others = buffers_;
+      CUdeviceptr p = Alloc(bytes);
+      bool clear = true;
+      for (CUdeviceptr other : others)
+        clear &= other >= p + claimed || other + kLargestBuffer <= p;
+      if (clear)
+        return p;
+    }
+    ADD_FAILURE() << "no allocation of " << bytes << " bytes has " << claimed
+                  << " bytes clear of the other buffers";
+    return 0;
   }
 
   static const float *F(CUdeviceptr p) {
@@ -186,21 +207,24 @@ TEST_F(ValidationGpuTest, ManagedMemoryIsAccepted) {
 
 TEST_F(ValidationGpuTest, OutputsAllocatedTooSmallAreRejected) {
   // indices sized for int32, values one row short, values ending past the
-  // end of its allocation.
-  CUdeviceptr narrow = Alloc(kBatch * kK * 4);
+  // end of its allocation, y far too small.
+  CUdeviceptr narrow = AllocClearOf(kBatch * kK * 4, kBatch * kK * 8);
   ExpectRejected(
       TopK(F(x_), kBatch, kN, kK, MutableF(values_), I64(narrow)),
       {"argument 'indices' needs 256 bytes", "allocation has only 128 bytes"});
-  CUdeviceptr short_values = Alloc((kBatch - 1) * kK * 4);
+  CUdeviceptr short_values =
+      AllocClearOf((kBatch - 1) * kK * 4, kBatch * kK * 4);
   ExpectRejected(
       TopK(F(x_), kBatch, kN, kK, MutableF(short_values), I64(indices_)),
       {"argument 'values' needs 128 bytes", "has only 96 bytes"});
+  CUdeviceptr late_values = AllocClearOf(kBatch * kK * 4, 64 + kBatch * kK * 4);
   ExpectRejected(
-      TopK(F(x_), kBatch, kN, kK, MutableF(values_ + 64), I64(indices_)),
+      TopK(F(x_), kBatch, kN, kK, MutableF(late_values + 64), I64(indices_)),
       {"argument 'values'", "has only 64 bytes"});
+  CUdeviceptr small_y = AllocClearOf(kBatch * kK * 4, host_x_.size() * 4);
   ExpectRejected(
-      Softmax(F(x_), MutableF(values_), kBatch, kN, SoftmaxType::kF32),
-      {"argument 'y' needs 80000 bytes"});
+      Softmax(F(x_), MutableF(small_y), kBatch, kN, SoftmaxType::kF32),
+      {"argument 'y' needs 80000 bytes", "has only 128 bytes"});
 }
 
 TEST_F(ValidationGpuTest, FreedMemoryIsRejected) {
