@@ -53,6 +53,12 @@ struct TileToPTXOptions : public PassPipelineOptions<TileToPTXOptions> {
                      "runtime may launch each while the grid before it "
                      "finishes (tile-dependent-launch)"),
       llvm::cl::init(false)};
+  Option<bool> wgmmaStageBox{
+      *this, "wgmma-stage-box",
+      llvm::cl::desc("copy each stage of a wgmma operand staged in wgmma row "
+                     "order with one TMA box (a rank-5 map) instead of one "
+                     "box per 8 rows (tile-pipeline-loads)"),
+      llvm::cl::init(false)};
 };
 
 /// tile source -> LLVM dialect + NVVM ready for translation to LLVM IR:

@@ -60,6 +60,7 @@ void mlir::tile::buildTileLevelPipeline(OpPassManager &pm,
   pipelining.numStages = options.numStages;
   // Without a target the pass fills every ring with cp.async.
   pipelining.target = options.tma ? std::string(options.target) : "";
+  pipelining.wgmmaStageBox = options.wgmmaStageBox;
   pm.addPass(createTilePipelineLoads(pipelining));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

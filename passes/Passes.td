@@ -227,7 +227,13 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
     boxes of a `tile.make_tensor_map`, each stage's bytes counted by an
     mbarrier (`tile.mbarrier_expect` / `tile.mbarrier_wait`, with a
     `tile.barrier` before a stage is refilled); otherwise the cp.async
-    ring above runs. Both versions share the buffers.
+    ring above runs. Both versions share the buffers. A wgmma operand
+    staged in wgmma row order (`#tile.swizzle<..., wgmma_warps = W>`) is
+    copied in one box per 8 rows; with `wgmma-stage-box` each stage that
+    starts at a multiple of 16W rows and ends inside the view comes in one
+    box instead, through a second map in that order (the runtime encodes
+    it as a rank-5 map), and the last, partial tile of rows keeps the
+    8-row boxes.
 
     A `tile.gather` of a rank-2 view whose tile is one operand of one dot
     (A as M rows of K; B gathered as N rows of K and transposed; or, for
@@ -276,7 +282,10 @@ def TilePipelineLoads : Pass<"tile-pipeline-loads", "::mlir::ModuleOp"> {
            "16-byte aligned views are filled by TMA, others by cp.async">,
     Option<"warpSpecialize", "warp-specialize", "bool", "false",
            "feed TMA rings from a producer warp of their own (a kernel's "
-           "tile.warp_specialize attribute overrides it)">
+           "tile.warp_specialize attribute overrides it)">,
+    Option<"wgmmaStageBox", "wgmma-stage-box", "bool", "false",
+           "copy each stage of a wgmma operand staged in wgmma row order "
+           "with one TMA box (a rank-5 map) instead of one box per 8 rows">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -1351,7 +1351,7 @@ bool isUniformOverCluster(scf::ForOp loop, MutableArrayRef<StagedLoad> loads) {
 /// both into the same buffers.
 void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
                          int64_t numStages, int64_t ringBytes, bool tma,
-                         bool specialize) {
+                         bool specialize, bool stageBox) {
   FailureOr<Ring> ring = planRing(loop, candidates, numStages, ringBytes);
   if (failed(ring))
     return;
@@ -1440,7 +1440,8 @@ void stageInSharedMemory(scf::ForOp loop, ArrayRef<LoadOp> candidates,
   for (auto [staged, type] : llvm::zip(ring->loads, mapTypes)) {
     views.push_back(staged.load.getView());
     maps.push_back(MakeTensorMapOp::create(b, loc, type, views.back()));
-    TensorMapType stageType = getStageMapType(staged);
+    TensorMapType stageType =
+        stageBox ? getStageMapType(staged) : TensorMapType();
     stageMaps.push_back(
         stageType ? MakeTensorMapOp::create(b, loc, stageType, views.back())
                   : Value());
@@ -1820,7 +1821,8 @@ bool stageGathersInSharedMemory(scf::ForOp loop, ArrayRef<GatherOp> gathers,
 }
 
 void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
-                  unsigned registerAhead, bool tma, bool specialize) {
+                  unsigned registerAhead, bool tma, bool specialize,
+                  bool stageBox) {
   // A loop's own tile.load_ahead queues all of its loads in registers.
   int64_t loadAhead = 0;
   if (auto attr =
@@ -1879,7 +1881,8 @@ void pipelineLoop(scf::ForOp loop, unsigned numStages, int64_t ringBytes,
   if (!gathers.empty() &&
       stageGathersInSharedMemory(loop, gathers, staged, numStages, ringBytes))
     return;
-  stageInSharedMemory(loop, staged, numStages, ringBytes, tma, specialize);
+  stageInSharedMemory(loop, staged, numStages, ringBytes, tma, specialize,
+                      stageBox);
 }
 
 struct PipelineLoadsPass
@@ -1950,7 +1953,7 @@ struct PipelineLoadsPass
     });
     for (const Plan &plan : loops)
       pipelineLoop(plan.loop, plan.stages, plan.ringBytes, registerAhead, tma,
-                   plan.specialize);
+                   plan.specialize, wgmmaStageBox);
     // A CTA pair's dot runs only as the TMA ring's async dot.
     WalkResult unpaired =
         getOperation().walk([](DotOp dot) {

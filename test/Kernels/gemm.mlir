@@ -17,6 +17,9 @@
 // RUN: FileCheck %s --check-prefix=PERSIST < %t.sm90a.ptx
 // RUN: FileCheck %s --check-prefix=SPLIT < %t.sm90a.ptx
 // RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --metadata-out=%t.json -o /dev/null && FileCheck %s --check-prefix=META < %t.json
+// RUN: emit-ptx %kernels/gemm.mlir --target=sm_90a --wgmma-stage-box -o %t.box.ptx --metadata-out=%t.box.json && %ptxas -arch=sm_90a %t.box.ptx -o %t.cubin
+// RUN: FileCheck %s --check-prefix=BOX < %t.box.ptx
+// RUN: FileCheck %s --check-prefix=BOXMETA < %t.box.json
 
 // The one GEMM source: on sm_90a wgmma (m64n128k16 bf16, m64n128k32 e4m3)
 // on operands copied into a five-stage ring of swizzled shared memory
@@ -29,18 +32,15 @@
 // store (tile-stage-stores), as on sm_90a. On sm_80
 // mma.sync m16n8k16 with fragments read by ldmatrix from the same kind of
 // ring, fp8 widened to bf16 (in registers, not copied).
-// x's stages land in wgmma order: in one rank-5 box (its second map,
-// param 8) while the tile's rows lie inside x, else in 8-row boxes (its
-// first map).
+// x's stages land in wgmma order, in 8-row boxes.
 // SM90-LABEL: .entry gemm_bf16
 // SM90: .param .align 64 .b8 gemm_bf16_param_7[128]
 // SM90: .param .align 64 .b8 gemm_bf16_param_8[128]
-// SM90: .param .align 64 .b8 gemm_bf16_param_9[128]
 // SM90: mbarrier.init.shared.b64
 // SM90: fence.mbarrier_init.release.cluster
 // SM90: mbarrier.arrive.expect_tx.shared.b64
 // SM90: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-// SM90: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},0,0,0,%r{{[0-9]+}}} ]
+// SM90-NOT: cp.async.bulk.tensor.5d
 // SM90: mbarrier.try_wait.parity.shared.b64
 // SM90: wgmma.fence.sync.aligned
 // SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
@@ -54,6 +54,25 @@
 // SM90-NEXT: fence.proxy.async.shared::cta
 // SM90-NEXT: bar.sync 0
 // SM90: wgmma.wait_group.sync.aligned 0
+// With --wgmma-stage-box, x's stages land in wgmma order in one rank-5
+// box (its second map, param 8, rank 5 in the metadata) while the tile's
+// rows lie inside x, else in 8-row boxes (its first map); the persistent
+// fp8 instance too.
+// BOX-LABEL: .entry gemm_bf16(
+// BOX: .param .align 64 .b8 gemm_bf16_param_7[128]
+// BOX: .param .align 64 .b8 gemm_bf16_param_8[128]
+// BOX: .param .align 64 .b8 gemm_bf16_param_9[128]
+// BOX: mbarrier.arrive.expect_tx.shared.b64
+// BOX: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// BOX: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},0,0,0,%r{{[0-9]+}}} ]
+// BOX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// BOX-LABEL: .entry gemm_fp8_128x256_ws_p(
+// BOX: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes
+// BOX: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+// BOXMETA: "format": "tilec-metadata-v2"
+// BOXMETA: "name": "gemm_bf16"
+// BOXMETA: "param": 8,
+// BOXMETA: "whole_outer": true
 // SM90-LABEL: .entry gemm_fp8
 // SM90: cp.async.bulk.tensor.2d
 // SM90: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3

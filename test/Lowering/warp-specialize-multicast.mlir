@@ -8,7 +8,7 @@
 // the empty barriers of programs 0 and 1 (mapa, then
 // mbarrier.arrive.shared::cluster, TmaLowering.cpp), which count 8 warps
 // of 2 programs.
-// RUN: emit-ptx %s --target=sm_90a -o %t.ptx --metadata-out=%t.json && FileCheck %s < %t.ptx
+// RUN: emit-ptx %s --target=sm_90a --wgmma-stage-box -o %t.ptx --metadata-out=%t.json && FileCheck %s < %t.ptx
 // RUN: FileCheck %s --check-prefix=META < %t.json
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
 

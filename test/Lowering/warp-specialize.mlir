@@ -2,8 +2,16 @@
 // warpgroup. The producer (threads >= 256) gives up registers, and its
 // first warp issues the copies; the consumers take registers, arrive on the
 // empty barriers, and synchronize among themselves on barrier 1.
-// RUN: emit-ptx %s --target=sm_90a | FileCheck %s
-// RUN: %if ptxas %{ emit-ptx %s --target=sm_90a -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// RUN: emit-ptx %s --target=sm_90a --wgmma-stage-box | FileCheck %s
+// RUN: %if ptxas %{ emit-ptx %s --target=sm_90a --wgmma-stage-box -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o %t.cubin %}
+// RUN: emit-ptx %s --target=sm_90a | FileCheck %s --check-prefix=BOXES
+
+// By default A's stages move in 8-row boxes only.
+// BOXES-LABEL: .entry k_loop(
+// BOXES: mbarrier.arrive.expect_tx.shared.b64
+// BOXES: cp.async.bulk.tensor.2d.shared::cluster.global
+// BOXES-NOT: cp.async.bulk.tensor.5d
+// BOXES: setmaxnreg.inc.sync.aligned.u32 232;
 
 // CHECK-LABEL: .entry k_loop(
 // CHECK-DAG: .reqntid 384, 1, 1

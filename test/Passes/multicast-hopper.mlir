@@ -1,4 +1,4 @@
-// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a wgmma-stage-box=true" -canonicalize -cse | FileCheck %s
 
 // tile.multicast = 2 on a warp-specialized wgmma ring: two programs along
 // y (cluster ranks 0 and 1) compute the same 128 columns, so B is the same

@@ -1,4 +1,4 @@
-// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a wgmma-stage-box=true" -canonicalize -cse | FileCheck %s
 
 // A ring in the loop over tiles of a persistent kernel (tile-persistent's
 // scf.for) runs across the tiles. Its buffers, barriers and tensor maps

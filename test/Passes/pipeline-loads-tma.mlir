@@ -1,5 +1,14 @@
-// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a wgmma-stage-box=true" -canonicalize -cse | FileCheck %s
 // RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_80 -canonicalize -tile-pipeline-loads=target=sm_80 -canonicalize -cse | FileCheck %s --check-prefix=SM80
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s --check-prefix=BOXES --implicit-check-not="tensor_map<128x64xbf16, #tile.swizzle<128, wgmma" --implicit-check-not="tensor_map<64x64xbf16, #tile.swizzle<128, wgmma"
+
+// Without wgmma-stage-box, A's stages always move in 8-row boxes: no map
+// in wgmma order is made, and each copy is unconditional.
+// BOXES-LABEL: func.func @k_loop
+// BOXES: %[[MA:.*]] = tile.make_tensor_map %{{.*}} : !tile.view<?x?xbf16> -> !tile.tensor_map<8x64xbf16, #tile.swizzle<128>>
+// BOXES: tile.mbarrier_expect %{{.*}}, 32768
+// BOXES-NEXT: tile.tma_copy %[[MA]][%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}
+// BOXES-NEXT: tile.tma_copy
 
 // On a target with TMA the loop is versioned on the views' alignment: TMA
 // copies into the ring when both views are 16-byte aligned, the cp.async

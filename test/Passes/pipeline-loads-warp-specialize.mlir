@@ -1,5 +1,5 @@
-// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads=target=sm_90a -canonicalize -cse | FileCheck %s
-// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a warp-specialize=true" -canonicalize -cse | FileCheck %s --check-prefix=OPTION
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a wgmma-stage-box=true" -canonicalize -cse | FileCheck %s
+// RUN: kernel-opt %s -split-input-file -tile-assign-layouts=target=sm_90a -canonicalize -tile-pipeline-loads="target=sm_90a warp-specialize=true wgmma-stage-box=true" -canonicalize -cse | FileCheck %s --check-prefix=OPTION
 
 // A kernel with tile.warp_specialize: its TMA ring is fed by a producer
 // warp. The kernel's ops from the versioned loop on move into the consumer

@@ -68,6 +68,11 @@ static cl::opt<bool> dependentLaunch(
              "those with tile.dependent_launch = true, so that the runtime "
              "may launch each while the grid before it finishes"),
     cl::init(false), cl::cat(emitPtxCategory));
+static cl::opt<bool> wgmmaStageBox(
+    "wgmma-stage-box",
+    cl::desc("copy each stage of a wgmma operand staged in wgmma row order "
+             "with one TMA box (a rank-5 map) instead of one box per 8 rows"),
+    cl::init(false), cl::cat(emitPtxCategory));
 static cl::opt<unsigned> compileThreads(
     "compile-threads",
     cl::desc("threads compiling the module's kernels apart (0: one per "
@@ -163,6 +168,7 @@ int main(int argc, char **argv) {
   options.tma = tma;
   options.asyncCopyMinBytes = asyncCopyMinBytes;
   options.dependentLaunch = dependentLaunch;
+  options.wgmmaStageBox = wgmmaStageBox;
   std::string llvmIR;
   FailureOr<std::string> ptx = failure();
   if (printStages || emitKind == EmitKind::LLVM) {
