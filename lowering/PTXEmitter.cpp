@@ -348,6 +348,29 @@ static llvm::json::Value toJSON(Attribute attr) {
   return object;
 }
 
+/// Whether a tensor map of `kernels` (the metadata's kernel objects) uses
+/// what tilec-metadata-v2 added: a size or stride that scales an argument
+/// ("mul", "div") or a "whole_outer" map.
+static bool usesMetadataV2(const llvm::json::Array &kernels) {
+  auto scaled = [](const llvm::json::Array *extents) {
+    return extents && llvm::any_of(*extents, [](const llvm::json::Value &v) {
+             const llvm::json::Object *o = v.getAsObject();
+             return o && (o->get("mul") || o->get("div"));
+           });
+  };
+  for (const llvm::json::Value &kernel : kernels) {
+    const llvm::json::Array *maps =
+        kernel.getAsObject()->getArray("tensor_maps");
+    for (const llvm::json::Value &map : maps ? *maps : llvm::json::Array()) {
+      const llvm::json::Object *m = map.getAsObject();
+      if (m && (m->get("whole_outer") || scaled(m->getArray("sizes")) ||
+                scaled(m->getArray("strides"))))
+        return true;
+    }
+  }
+  return false;
+}
+
 std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
   llvm::json::Array kernels;
   module.walk([&](LLVM::LLVMFuncOp func) {
@@ -386,7 +409,12 @@ std::string mlir::tile::emitMetadataJSON(ModuleOp module, StringRef target) {
       kernel["split_k"] = llvm::json::Object{{"partial_bytes", bytes.getInt()}};
     kernels.push_back(std::move(kernel));
   });
-  llvm::json::Object root{{"format", "tilec-metadata-v2"},
+  // The oldest format that describes the module, so that a runtime that
+  // reads only v1 still loads modules that use nothing of v2 (scaled sizes
+  // and strides, whole_outer maps).
+  llvm::json::Object root{{"format", usesMetadataV2(kernels)
+                                         ? "tilec-metadata-v2"
+                                         : "tilec-metadata-v1"},
                           {"target", target.str()},
                           {"kernels", std::move(kernels)}};
   std::string text;

@@ -228,6 +228,8 @@
 // PERSIST: .entry
 // The metadata tells the runtime how to launch it; on sm_100a (tcgen05)
 // the instance stays one program per tile (test/Passes/persistent.mlir).
+// Without --wgmma-stage-box no map needs v2: the oldest format is written.
+// META: "format": "tilec-metadata-v1"
 // META: "name": "gemm_fp8_128x256_ws_p",
 // META: "name": "tiles_x"
 // META: "name": "tiles_y"

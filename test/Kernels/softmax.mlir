@@ -26,7 +26,7 @@
 // IR: llvm.func @softmax_f32_c8192({{.*}}) attributes {nvvm.kernel, nvvm.reqntid = array<i32: 256, 1, 1>
 // IR-NOT: tile.{{load|store|reduce|splat|make_view|program_id}}
 
-// META: "format": "tilec-metadata-v2"
+// META: "format": "tilec-metadata-v1"
 // META: "block": [
 // META-NEXT: 512,
 // META: "name": "softmax_bf16_c1024"
