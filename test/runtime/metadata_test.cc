@@ -36,6 +36,19 @@ std::string Document(absl::string_view kernels,
                       R"( "kernels": [)", kernels, "]}");
 }
 
+// A kernel of a pointer and an i32 m whose one tensor map (hidden
+// parameter 2, 2-D bf16 over m-sized rows) has the given sizes and box rows.
+std::string KernelWithMap(absl::string_view sizes, int box_rows) {
+  return absl::StrCat(R"({"name": "g", "block": [128, 1, 1], )",
+                      R"("shared_bytes": 0, "cluster": [1, 1, 1], )",
+                      R"("params": [{"name": "a", "kind": "ptr", )",
+                      R"("elem": "bf16"}, {"name": "m", "kind": "i32"}], )",
+                      R"("tensor_maps": [{"param": 2, "elem": "bf16", )",
+                      R"("base": 0, "sizes": )", sizes,
+                      R"(, "strides": [{"arg": 1}, {"value": 1}], "box": [)",
+                      box_rows, R"(, 64], "swizzle": 128}]})");
+}
+
 // The softmax kernel with one piece of text replaced.
 std::string WithSoftmax(absl::string_view from, absl::string_view to) {
   std::string kernel = kSoftmaxKernel;
@@ -162,44 +175,23 @@ TEST(MetadataTest, ParsesScaledSizesAndWholeOuterMaps) {
   EXPECT_THAT(map.box, ElementsAre(1u, 8u, 2u, 8u, 128u));
 
   // Factors are positive.
-  absl::StatusOr<ModuleInfo> bad = ParseMetadata(Document(R"({
-      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
-      "cluster": [1, 1, 1],
-      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
-                 {"name": "m", "kind": "i32"}],
-      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
-                       "sizes": [{"arg": 1, "div": 0}, {"arg": 1}],
-                       "strides": [{"arg": 1}, {"value": 1}],
-                       "box": [8, 64], "swizzle": 128}]})"));
+  absl::StatusOr<ModuleInfo> bad = ParseMetadata(
+      Document(KernelWithMap(R"([{"arg": 1, "div": 0}, {"arg": 1}])", 8)));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("sizes[0].div: expected 1 to 2^16, got 0"));
 
   // Constants are written scaled; a factor next to one is an error.
-  bad = ParseMetadata(Document(R"({
-      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
-      "cluster": [1, 1, 1],
-      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
-                 {"name": "m", "kind": "i32"}],
-      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
-                       "sizes": [{"value": 8, "mul": 2}, {"arg": 1}],
-                       "strides": [{"arg": 1}, {"value": 1}],
-                       "box": [8, 64], "swizzle": 128}]})"));
+  bad = ParseMetadata(
+      Document(KernelWithMap(R"([{"value": 8, "mul": 2}, {"arg": 1}])", 8)));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
               HasSubstr("sizes[0].mul: scales an argument"));
 
   // A v1 document cannot use them: a runtime that knows only v1 would
   // encode such a map wrong, so the compiler writes v2 for them.
-  const std::string scaled = R"({
-      "name": "g", "block": [128, 1, 1], "shared_bytes": 0,
-      "cluster": [1, 1, 1],
-      "params": [{"name": "a", "kind": "ptr", "elem": "bf16"},
-                 {"name": "m", "kind": "i32"}],
-      "tensor_maps": [{"param": 2, "elem": "bf16", "base": 0,
-                       "sizes": [{"arg": 1, "div": 128}, {"arg": 1}],
-                       "strides": [{"arg": 1}, {"value": 1}],
-                       "box": [1, 64], "swizzle": 128}]})";
+  const std::string scaled =
+      KernelWithMap(R"([{"arg": 1, "div": 128}, {"arg": 1}])", 1);
   ASSERT_TRUE(ParseMetadata(Document(scaled)).ok());
   bad = ParseMetadata(Document(scaled, kMetadataFormatV1));
   ASSERT_FALSE(bad.ok());
